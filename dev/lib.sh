@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared settings for the rdma-ha build machinery.  Sourced, not run.
+
+RDMA_HA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${OUT:-$RDMA_HA_ROOT/out}
+
+# The base: Debian's linux-source-6.12, pinned.  Moving the base is a
+# deliberate change of its own (see README.md, "Moving the base").
+BASE_PKG=linux-source-6.12
+BASE_VERSION=6.12.117-1~deb12u1
+BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+BASE_DIR=$OUT/base/linux
+
+# Directories of the repository that hold new files at their kernel paths.
+OVERLAY_DIRS="drivers include Documentation tools"
+
+die() { echo "error: $*" >&2; exit 1; }
+log() { echo "==> $*" >&2; }
+
+# need_pkgs PKG...: install Debian packages that are missing (as root).
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	if [ ! -e /var/lib/apt/lists/lock ] ||
+	   [ -z "$(ls /var/lib/apt/lists/*Packages 2>/dev/null)" ]; then
+		apt-get update -q >&2 || die "apt-get update failed"
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" >&2 ||
+		{ apt-get update -q >&2 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends "${missing[@]}" >&2; } ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# overlay_files: list of new files (relative paths) tracked by git in the
+# overlay directories, or found on disk when not in a git checkout.
+overlay_files() {
+	(cd "$RDMA_HA_ROOT" &&
+	 if git rev-parse --git-dir >/dev/null 2>&1; then
+		git ls-files -co --exclude-standard -- $OVERLAY_DIRS
+	 else
+		find $OVERLAY_DIRS -type f 2>/dev/null
+	 fi) | sort
+}
+
+series_patches() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$RDMA_HA_ROOT/patches/series" |
+		awk '{print $1}'
+}
