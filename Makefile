@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdma-ha: RDMA CM high-availability mode, IPoIB-CM keepalives and UC, and a
+# soft InfiniBand test device, as a patch series for Linux 6.12.
+#
+# Everything generated goes to out/ (OUT=...).  See README.md.
+
+SHELL := /bin/bash
+DEV := $(CURDIR)/dev
+SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
+export OUT ?= $(CURDIR)/out
+
+.PHONY: all help demo check static kunit vmtest base src kernel stock debug \
+	release stock-release tools initramfs tree export roundtrip series \
+	clean distclean
+
+all: kernel
+
+help:
+	@echo "make demo        build the patched kernel, run the failover demo, print the timeline"
+	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
+	@echo "make static      series, build and static checks only"
+	@echo "make kunit       KUnit suites in the patched debug kernel"
+	@echo "make vmtest T=x  one QEMU scenario (tools/testing/selftests/rdma/x.sh)"
+	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"
+	@echo "make stock       stock debug kernel    (out/stock/build-debug)"
+	@echo "make release     patched release kernel; stock-release likewise"
+	@echo "make tree        git work tree of base + new files + series (out/tree)"
+	@echo "make export      write out/tree back into the repository"
+	@echo "make roundtrip   prove export(import(x)) == x"
+	@echo "make series      bisectable git format-patch series (out/series)"
+	@echo "make clean       remove build outputs; distclean removes out/ entirely"
+
+demo:
+	$(DEV)/demo.sh
+
+check:
+	$(DEV)/check.sh
+
+static:
+	$(DEV)/check.sh --only static
+
+kunit:
+	$(DEV)/check.sh --only kunit
+
+vmtest:
+	$(DEV)/check.sh --scenario $(T)
+
+base:
+	$(DEV)/prepare-src.sh base
+
+src:
+	$(DEV)/prepare-src.sh patched
+
+kernel:
+	$(DEV)/build-kernel.sh patched debug
+
+debug: kernel
+
+stock:
+	$(DEV)/build-kernel.sh stock debug
+
+release:
+	$(DEV)/build-kernel.sh patched release
+
+stock-release:
+	$(DEV)/build-kernel.sh stock release
+
+tools:
+	$(MAKE) -C tools/rdma O=$(OUT)/tools
+
+initramfs: tools
+	$(SELFTESTS)/qemu/build-initramfs.sh $(OUT)/initramfs.cpio.gz
+
+tree:
+	$(DEV)/tree.sh import
+
+export:
+	$(DEV)/tree.sh export
+
+roundtrip:
+	$(DEV)/check-roundtrip.sh
+
+series:
+	$(DEV)/series.sh
+
+clean:
+	rm -rf $(OUT)/patched $(OUT)/stock $(OUT)/check $(OUT)/tools \
+		$(OUT)/initramfs.cpio.gz $(OUT)/series
+
+distclean:
+	rm -rf $(OUT)

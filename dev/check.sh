@@ -1,0 +1,259 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# check.sh [--quick] [--only static|kunit|vm] [--scenario NAME]
+#
+# The whole test suite: the series applies and round-trips, static checks
+# on everything the project adds or changes (checkpatch --strict, sparse,
+# W=1, kernel-doc; no new warnings compared with the stock tree), the
+# patched and the stock debug kernels build, KUnit suites built into the
+# patched kernel, and the QEMU scenarios.  Every check prints
+# "TEST name: PASS|FAIL|SKIP"; the run ends with "N passed, N failed,
+# N skipped" and exits non-zero on any failure.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ONLY=
+SCENARIO=
+SETUP_ONLY=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--only) ONLY=$2; shift ;;
+	--scenario) SCENARIO=$2; ONLY=vm; shift ;;
+	--setup-only) SETUP_ONLY=1 ;;
+	*) die "unknown argument $1" ;;
+	esac
+	shift
+done
+
+SELFTESTS=$RDMA_HA_ROOT/tools/testing/selftests/rdma
+LOGDIR=$OUT/check
+PASSED=0 FAILED=0 SKIPPED=0
+FAILED_NAMES=()
+
+# result NAME PASS|FAIL|SKIP [detail]
+result() {
+	echo "TEST $1: $2${3:+ ($3)}"
+	case "$2" in
+	PASS) PASSED=$((PASSED + 1)) ;;
+	SKIP) SKIPPED=$((SKIPPED + 1)) ;;
+	*) FAILED=$((FAILED + 1)); FAILED_NAMES+=("$1") ;;
+	esac
+}
+
+# run_check NAME CMD...: run CMD with its output in a log; on failure show
+# the log's tail.
+run_check() {
+	local name=$1 log
+	shift
+	log=$LOGDIR/$(echo "$name" | tr '/: ' '___').log
+	if "$@" >"$log" 2>&1; then
+		result "$name" PASS
+	else
+		result "$name" FAIL "log: $log"
+		tail -n 40 "$log" | sed 's/^/    | /'
+	fi
+}
+
+want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
+
+setup() {
+	need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache cpio \
+		xz-utils patch git python3 perl sparse qemu-system-x86 \
+		busybox-static iproute2 rdma-core ibverbs-providers \
+		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
+		libibverbs-dev socat kmod
+}
+
+# ---- series, round trip -------------------------------------------------
+
+check_series() {
+	run_check series/apply "$RDMA_HA_ROOT/dev/prepare-src.sh" patched
+	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
+		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh"
+	fi
+}
+
+# ---- kernels ------------------------------------------------------------
+
+build_kernels() {
+	local t
+	for t in patched stock; do
+		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug
+	done
+}
+
+# ---- static checks ------------------------------------------------------
+
+# Files the series changes (upstream files) and adds (new files).
+changed_files() {
+	local p
+	for p in $(series_patches); do
+		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$RDMA_HA_ROOT/patches/$p"
+	done | sort -u
+}
+
+new_files() { overlay_files; }
+
+static_checks() {
+	local src=$OUT/patched/src stock=$OUT/stock/src f p out objs=()
+
+	for p in $(series_patches); do
+		run_check "checkpatch/$p" perl "$src/scripts/checkpatch.pl" \
+			--strict --no-tree --quiet "$RDMA_HA_ROOT/patches/$p"
+	done
+	for f in $(new_files | grep -E '^(drivers|include)/.*\.[ch]$'); do
+		run_check "checkpatch/$f" perl "$src/scripts/checkpatch.pl" \
+			--strict --no-tree --quiet -f "$src/$f"
+	done
+
+	# kernel-doc: no new warnings on any C file the series adds or changes.
+	for f in $( { changed_files; new_files; } | grep -E '\.[ch]$' |
+		    grep -E '^(drivers|include)/' | sort -u); do
+		run_check "kernel-doc/$f" kdoc_compare "$f"
+	done
+
+	# Objects built from C files the project adds or changes.
+	for f in $( { changed_files; new_files; } | grep -E '^drivers/.*\.c$' | sort -u); do
+		objs+=("${f%.c}.o")
+	done
+	for o in "${objs[@]}"; do
+		run_check "sparse/$o" warn_compare sparse "$o"
+		run_check "W=1/$o" warn_compare w1 "$o"
+	done
+}
+
+# kdoc_compare FILE: kernel-doc warnings in the patched file must not
+# outnumber those of the stock file.
+kdoc_compare() {
+	local f=$1 new old
+	new=$(perl "$OUT/patched/src/scripts/kernel-doc" -none -Wall \
+		"$OUT/patched/src/$f" 2>&1 | grep -c -i warn)
+	old=0
+	[ -f "$OUT/stock/src/$f" ] &&
+		old=$(perl "$OUT/stock/src/scripts/kernel-doc" -none -Wall \
+			"$OUT/stock/src/$f" 2>&1 | grep -c -i warn)
+	perl "$OUT/patched/src/scripts/kernel-doc" -none -Wall "$OUT/patched/src/$f" 2>&1
+	echo "kernel-doc warnings: patched $new, stock $old"
+	[ "$new" -le "$old" ]
+}
+
+# obj_warnings TREE KIND OBJ: the warnings compiling OBJ in TREE's debug
+# build prints, with line numbers removed so stock and patched compare.
+obj_warnings() {
+	local tree=$1 kind=$2 obj=$3 src=$OUT/$1/src
+	local args=()
+	case "$kind" in
+	sparse) args=(C=2 CHECK=sparse) ;;
+	w1) args=(W=1) ;;
+	esac
+	[ -f "$src/${obj%.o}.c" ] || return 0
+	make -C "$src" O="$OUT/$tree/build-debug" ARCH=x86_64 CC="ccache gcc" \
+		-j"$(nproc)" "${args[@]}" "$obj" 2>&1 |
+		grep -E 'warning:|error:' |
+		sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort
+}
+
+warn_compare() {
+	local kind=$1 obj=$2 new old extra
+	export CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
+	new=$(obj_warnings patched "$kind" "$obj")
+	old=$(obj_warnings stock "$kind" "$obj")
+	extra=$(comm -23 <(echo "$new") <(echo "$old") | sed '/^$/d')
+	echo "$kind on $obj: patched $(echo "$new" | sed '/^$/d' | wc -l), stock $(echo "$old" | sed '/^$/d' | wc -l) warnings"
+	if [ -n "$extra" ]; then
+		echo "new warnings:"
+		echo "$extra"
+		return 1
+	fi
+}
+
+# ---- QEMU ---------------------------------------------------------------
+
+build_initramfs() {
+	run_check tools/build make -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
+	run_check initramfs "$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
+}
+
+kernel_image() { echo "$OUT/$1/build-debug/arch/x86/boot/bzImage"; }
+
+# scenario_meta SCRIPT KEY DEFAULT: read "# rdma-ha: key=value ..." headers.
+scenario_meta() {
+	local v
+	v=$(sed -n 's/^# rdma-ha:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
+		sed -n "s/^$2=//p" | head -n1)
+	echo "${v:-$3}"
+}
+
+# vm_record PREFIX LOG: turn the runner's "TEST x: VERDICT" lines into results.
+vm_record() {
+	local prefix=$1 log=$2 line name verdict n=0
+	while IFS= read -r line; do
+		name=${line#TEST }; name=${name%%: *}
+		verdict=${line##*: }; verdict=${verdict%% *}
+		result "$prefix$name" "$verdict"
+		n=$((n + 1))
+	done < <(grep -E '^TEST [^ ]+: (PASS|FAIL|SKIP)' "$log")
+	echo "$n"
+}
+
+run_kunit() {
+	local log=$LOGDIR/kunit.log n
+	"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
+		--outdir "$LOGDIR/kunit" >"$log" 2>&1
+	local rc=$?
+	n=$(vm_record "" "$log" | tail -n1)
+	if [ "$rc" -ne 0 ] || [ "$n" -eq 0 ]; then
+		result kunit/run FAIL "rc=$rc, $n cases; log: $log"
+		tail -n 60 "$log" | sed 's/^/    | /'
+	fi
+}
+
+run_scenarios() {
+	local s name kernels k log rc
+	for s in "$SELFTESTS"/*.sh; do
+		grep -q '^# rdma-ha:' "$s" || continue
+		name=$(basename "$s" .sh)
+		[ -z "$SCENARIO" ] || [ "$SCENARIO" = "$name" ] || continue
+		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
+		for k in $kernels; do
+			log=$LOGDIR/vm-$name-$k.log
+			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$k")" \
+				--initrd "$OUT/initramfs.cpio.gz" --test "$name" \
+				--guests "$(scenario_meta "$s" guests 1)" \
+				--timeout "$(scenario_meta "$s" timeout 300)" \
+				--outdir "$LOGDIR/vm-$name-$k" >"$log" 2>&1
+			rc=$?
+			case $rc in
+			0) result "vm/$name@$k" PASS ;;
+			4) result "vm/$name@$k" SKIP ;;
+			*) result "vm/$name@$k" FAIL "rc=$rc, log: $log"
+			   tail -n 80 "$log" | sed 's/^/    | /' ;;
+			esac
+		done
+	done
+}
+
+# ---- main ---------------------------------------------------------------
+
+start=$(date +%s)
+setup
+[ -z "$SETUP_ONLY" ] || exit 0
+rm -rf "$LOGDIR"
+mkdir -p "$LOGDIR"
+check_series
+if want static || want kunit || want vm; then
+	build_kernels
+fi
+want static && static_checks
+if want kunit || want vm; then
+	build_initramfs
+fi
+want kunit && run_kunit
+want vm && run_scenarios
+
+echo
+echo "check took $(( $(date +%s) - start )) s; logs in $LOGDIR"
+[ ${#FAILED_NAMES[@]} -eq 0 ] || echo "failed: ${FAILED_NAMES[*]}"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+[ "$FAILED" -eq 0 ]
