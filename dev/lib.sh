@@ -43,10 +43,12 @@ need_pkgs() {
 # overlay directories, or found on disk when not in a git checkout.
 overlay_files() {
 	(cd "$RDMA_HA_ROOT" &&
-	 if git rev-parse --git-dir >/dev/null 2>&1; then
+	 if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$RDMA_HA_ROOT" ]; then
 		git ls-files -co --exclude-standard -- $OVERLAY_DIRS
 	 else
-		find $OVERLAY_DIRS -type f 2>/dev/null
+		for d in $OVERLAY_DIRS; do
+			[ ! -d "$d" ] || find "$d" -type f
+		done
 	 fi) | sort
 }
 

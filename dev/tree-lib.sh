@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers shared by dev/tree.sh, dev/series.sh and dev/check-roundtrip.sh.
+# Sourced after dev/lib.sh, not run.
+
+# Every git command of these scripts runs without the host's global and
+# system configuration, so that diff.noprefix, format.*, commit.gpgSign,
+# core.autocrlf and the like cannot change what is generated.
+export GIT_CONFIG_NOSYSTEM=1
+export GIT_CONFIG_GLOBAL=/dev/null
+export GIT_TERMINAL_PROMPT=0
+export LC_ALL=C
+export OUT
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
+	GIT_ALTERNATE_OBJECT_DIRECTORIES 2>/dev/null || true
+
+# Fixed identity and date of the commits the scripts make themselves.
+RH_IDENT_NAME="rdma-ha"
+RH_IDENT_EMAIL="rdma-ha@invalid"
+RH_BASE_NAME="rdma-ha base"
+RH_FIXED_DATE="2026-01-01T00:00:00+0000"
+RH_OVERLAY_SUBJECT="rdma-ha: new files"
+RH_BASE_GIT=$OUT/base.git
+RH_NEW_FILES_OWNER_LOCAL="-"
+
+# The stored form of a patch: exactly these options, always.  Changing
+# them changes every file in patches/, so do it in a commit of its own.
+RH_FORMAT_PATCH_OPTS=(
+	--no-signature --zero-commit --no-numbered --subject-prefix=PATCH
+	--no-renames --abbrev=12 --binary --no-thread --no-cover-letter
+	--no-notes --filename-max-length=64 --encode-email-headers
+	--diff-algorithm=myers -U3 --src-prefix=a/ --dst-prefix=b/
+	--stat=72 --no-base
+)
+
+# Identity for commits made by the scripts (git am's committer, etc.).
+rh_ident_env() {
+	export GIT_AUTHOR_NAME=$RH_IDENT_NAME GIT_AUTHOR_EMAIL=$RH_IDENT_EMAIL
+	export GIT_COMMITTER_NAME=$RH_IDENT_NAME GIT_COMMITTER_EMAIL=$RH_IDENT_EMAIL
+}
+
+# rh_base_ref: the tag of the pinned base in out/base.git (refs cannot
+# hold '~' or ':').
+rh_base_ref() {
+	echo "refs/tags/base-$(echo "$BASE_VERSION" | tr '~:' '__')"
+}
+
+# rh_kernel_version: upstream version of the unpacked base (e.g. 6.12.117).
+rh_kernel_version() {
+	awk -F' *= *' '/^VERSION =/{v=$2} /^PATCHLEVEL =/{p=$2}
+		/^SUBLEVEL =/{s=$2} END{print v "." p "." s}' "$BASE_DIR/Makefile"
+}
+
+# rh_ensure_base_git: make sure out/base.git holds the pinned base as one
+# commit (author "rdma-ha base", fixed date, so its id is reproducible)
+# and print its id.  Built once per base version, in about a minute;
+# trees share its objects (alternates), so re-imports take seconds.
+# Old bases are kept: trees made from them still need their objects.
+rh_ensure_base_git() {
+	local ref sha tree idx
+	ref=$(rh_base_ref)
+	"$RDMA_HA_ROOT/dev/prepare-src.sh" base
+	if [ -d "$RH_BASE_GIT" ] &&
+	   sha=$(git --git-dir="$RH_BASE_GIT" rev-parse -q --verify "$ref^{commit}"); then
+		echo "$sha"
+		return 0
+	fi
+	log "recording the base ($BASE_PKG $BASE_VERSION) in $RH_BASE_GIT (once per base version)"
+	[ -d "$RH_BASE_GIT" ] || git init -q --bare "$RH_BASE_GIT"
+	git --git-dir="$RH_BASE_GIT" config core.bigFileThreshold 16m
+	idx=$RH_BASE_GIT/index.rdma-ha.$$
+	rm -f "$idx"
+	# -f: the tarball's own .gitignore files must not hide any of its files.
+	GIT_INDEX_FILE=$idx git --git-dir="$RH_BASE_GIT" --work-tree="$BASE_DIR" \
+		add -A -f . || { rm -f "$idx"; die "cannot record $BASE_DIR in $RH_BASE_GIT"; }
+	tree=$(GIT_INDEX_FILE=$idx git --git-dir="$RH_BASE_GIT" write-tree)
+	rm -f "$idx"
+	sha=$(GIT_AUTHOR_NAME="$RH_BASE_NAME" GIT_AUTHOR_EMAIL="$RH_IDENT_EMAIL" \
+	      GIT_COMMITTER_NAME="$RH_BASE_NAME" GIT_COMMITTER_EMAIL="$RH_IDENT_EMAIL" \
+	      GIT_AUTHOR_DATE="$RH_FIXED_DATE" GIT_COMMITTER_DATE="$RH_FIXED_DATE" \
+	      git --git-dir="$RH_BASE_GIT" commit-tree "$tree" \
+		-m "rdma-ha base: Linux $(rh_kernel_version) from Debian $BASE_PKG $BASE_VERSION" \
+		-m "Pristine $BASE_TARBALL of $BASE_PKG=$BASE_VERSION, unpacked unchanged.")
+	git --git-dir="$RH_BASE_GIT" update-ref "$ref" "$sha"
+	echo "$sha"
+}
+
+# rh_overlay_files REPO: new files of REPO, as lib.sh's overlay_files
+# lists them, for any repository root: files git tracks or would track
+# when REPO is the top of a git work tree, every file otherwise (a copy
+# under out/ sits inside the main checkout but is ignored there).
+rh_overlay_files() {
+	local repo=$1 top
+	(cd "$repo" &&
+	 top=$(git rev-parse --show-toplevel 2>/dev/null || true)
+	 if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(pwd -P)" ]; then
+		git ls-files -co --exclude-standard -- $OVERLAY_DIRS
+	 else
+		# Some overlay directories may not exist: find then fails.
+		find $OVERLAY_DIRS \( -type f -o -type l \) 2>/dev/null || true
+	 fi | while IFS= read -r f; do
+		if [ -f "$f" ] || [ -L "$f" ]; then echo "$f"; fi
+	 done) | sort -u
+}
+
+# rh_series REPO: patch names in REPO/patches/series, in order.
+rh_series() {
+	[ -f "$1/patches/series" ] || return 0
+	RDMA_HA_ROOT=$1 series_patches
+}
+
+# rh_new_files REPO: "path owner" entries of REPO/patches/new-files.
+rh_new_files() {
+	[ -f "$1/patches/new-files" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1/patches/new-files" |
+		awk '{print $1, $2}'
+}
+
+# rh_manifest REPO: "TYPE SHA1 PATH" for everything export writes (new
+# files, patches/series, patches/new-files, patches/*.patch); TYPE is F
+# (file), X (executable file) or L (symlink; SHA1 is then its target).
+rh_manifest() {
+	local repo=$1
+	(cd "$repo" && {
+		rh_overlay_files "$repo"
+		ls -1 patches/*.patch 2>/dev/null || true
+		for f in patches/series patches/new-files; do
+			if [ -e "$f" ]; then echo "$f"; fi
+		done
+	 } | sort -u | while IFS= read -r f; do
+		if [ -L "$f" ]; then
+			echo "L $(readlink "$f") $f"
+		elif [ -x "$f" ]; then
+			echo "X $(sha1sum <"$f" | cut -d' ' -f1) $f"
+		else
+			echo "F $(sha1sum <"$f" | cut -d' ' -f1) $f"
+		fi
+	 done)
+}
+
+# rh_repo_state REPO: one hash of rh_manifest, less patches/new-files
+# (export merges the developer's edits of that file instead of
+# overwriting them).
+rh_repo_state() {
+	rh_manifest "$1" | grep -v ' patches/new-files$' | sha1sum | cut -d' ' -f1
+}
+
+# rh_abspath PATH: absolute path (PATH need not exist).
+rh_abspath() {
+	case "$1" in
+	/*) echo "$1" ;;
+	*) echo "$PWD/$1" ;;
+	esac
+}
