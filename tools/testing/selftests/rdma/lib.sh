@@ -1,0 +1,182 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest-side helpers for the rdma-ha VM scenarios (busybox sh).  Sourced:
+#
+#	. "$(dirname "$0")/lib.sh"
+#
+# The scenario runs as "/selftests/NAME.sh ROLE" inside a guest started by
+# qemu/vm.sh.  Exit 0 = pass, 4 = skip, anything else = fail.
+#
+# Topology (two guests): guest a and guest b each have eth0 and eth1; a's
+# eth0 is wired to b's eth0 and a's eth1 to b's eth1.  One guest: its eth0
+# and eth1 are wired to each other.  Addresses come from 198.18.0.0/15 only:
+# role a is 198.18.0.1, role b is 198.18.0.2 (bond0 or eth0), and
+# 198.19.0.1/.2 on helper links.
+
+ROLE=${1:-${RDMA_HA_ROLE:-a}}
+case "$ROLE" in
+a)	ROLE_NUM=1; PEER_NUM=2 ;;
+b)	ROLE_NUM=2; PEER_NUM=1 ;;
+*)	echo "unknown role '$ROLE'"; exit 1 ;;
+esac
+MY_IP=198.18.0.$ROLE_NUM
+PEER_IP=198.18.0.$PEER_NUM
+KSFT_SKIP=4
+# The scenarios reconfigure eth0/eth1: run them only in the test VM.
+if ! grep -q 'rdma_ha\.test=' /proc/cmdline 2>/dev/null; then
+	echo "SKIP: runs only inside the rdma-ha test VM (qemu/vm.sh)"
+	exit $KSFT_SKIP
+fi
+BARRIER_PORT_BASE=7700
+_barrier_seq=0
+
+# Debian's static busybox runs its own applets before PATH lookups
+# (FEATURE_PREFER_APPLETS), so real tools must be called by path: iproute2.
+ip() { /usr/sbin/ip "$@"; }
+
+# now: CLOCK_MONOTONIC as secs.usec (the clock rdma_ha_pingpong uses).
+now() { mono_watch now; }
+
+# log MSG...: a time-stamped line on the console.
+log() { echo "$(now) $ROLE: $*"; }
+
+# skip REASON / fail REASON: end the scenario.
+skip() { log "SKIP: $*"; exit $KSFT_SKIP; }
+fail() { log "FAIL: $*"; exit 1; }
+
+# need_cmd CMD...: skip unless every command exists.
+need_cmd() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c not available"
+	done
+}
+
+# host_cmd self|peer|both HMP-COMMAND: ask the host runner to run an HMP
+# command on this guest's, the peer's or both QEMU monitors (for instance
+# "set_link n0 off").  Asynchronous: observe the effect yourself.
+host_cmd() {
+	log "host request: $1 $2"
+	echo "RDMA-HA-HOST: $1 $2"
+}
+
+# kmsg_mark TEXT: put TEXT with the current CLOCK_MONOTONIC time into the
+# kernel log, so printk time stamps can be converted (see dmesg_offset).
+kmsg_mark() { echo "rdma-ha: mark $1 mono=$(now)" >/dev/kmsg; }
+
+# dmesg_offset TAG: printk time minus CLOCK_MONOTONIC, from the mark TAG.
+dmesg_offset() {
+	dmesg | awk -v tag="$1" '
+		$0 ~ "rdma-ha: mark " tag " mono=" {
+			sub(/^\[ */, ""); pk = $1 + 0
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^mono=/) { m = substr($i, 6) + 0 }
+			printf "%.6f\n", pk - m; exit
+		}'
+}
+
+# dmesg_save FILE: the kernel log so far.
+dmesg_save() { dmesg >"$1"; }
+
+# wait_for TIMEOUT_S CMD...: poll CMD every 50 ms until it succeeds.
+wait_for() {
+	local t=$1 end
+	shift
+	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+_carrier_is() { [ "$(cat /sys/class/net/$1/carrier 2>/dev/null)" = "$2" ]; }
+
+# wait_carrier IF [0|1] [TIMEOUT_S]
+wait_carrier() {
+	wait_for "${3:-10}" _carrier_is "$1" "${2:-1}" ||
+		fail "$1 carrier did not become ${2:-1}"
+}
+
+# wait_ping ADDR [TIMEOUT_S]: until ADDR answers a ping.
+wait_ping() {
+	wait_for "${2:-30}" ping -c1 -W1 "$1" || fail "$1 unreachable"
+}
+
+# nic_setup IF [ADDR]: bring IF up (with ADDR/24).
+nic_setup() {
+	ip link set "$1" up || fail "ip link set $1 up"
+	[ -z "$2" ] || ip addr add "$2/24" dev "$1" || fail "address on $1"
+}
+
+# bond_setup [BOND-OPTIONS...]: bond0 (active-backup, miimon 100,
+# fail_over_mac active unless overridden) over eth0 (active) and eth1, with
+# MY_IP/24.
+bond_setup() {
+	ip link add bond0 type bond mode active-backup miimon 100 \
+		fail_over_mac active "$@" || fail "cannot create bond0"
+	for s in eth0 eth1; do
+		ip link set "$s" down
+		ip link set "$s" master bond0 || fail "cannot enslave $s"
+	done
+	ip link set bond0 up || fail "bond0 up"
+	ip addr add "$MY_IP/24" dev bond0 || fail "address on bond0"
+	# A slave can come up late (virtio link negotiation): wait for both
+	# carriers, then make eth0 the active slave.
+	wait_carrier eth0 1 30
+	wait_carrier eth1 1 30
+	grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
+		ip link set bond0 type bond active_slave eth0
+	wait_for 30 grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
+		fail "bond0: eth0 is not the active slave ($(cat /sys/class/net/bond0/bonding/active_slave))"
+	wait_carrier bond0 1
+}
+
+# rxe_add NAME NETDEV: an rxe device on NETDEV, port ACTIVE.
+rxe_add() {
+	rdma link add "$1" type rxe netdev "$2" || fail "rdma link add $1 on $2"
+	wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" ||
+		fail "$1 port not ACTIVE: $(cat /sys/class/infiniband/$1/ports/1/state)"
+}
+
+# barrier NAME [TIMEOUT_S]: wait until the peer guest reaches the barrier of
+# the same NAME.  Both guests must call barriers in the same order.  Runs
+# over TCP (busybox nc) to PEER_IP: role a listens, role b connects.
+barrier() {
+	local name=$1 t=${2:-60} port got end
+	_barrier_seq=$((_barrier_seq + 1))
+	port=$((BARRIER_PORT_BASE + _barrier_seq))
+	if [ "$ROLE" = a ]; then
+		got=$(timeout "$t" nc -l -p "$port" </dev/null)
+		[ "$got" = "$name" ] ||
+			fail "barrier $name: peer sent '${got:-nothing}'"
+	else
+		end=$(( $(cut -d. -f1 /proc/uptime) + t ))
+		until echo "$name" | timeout 5 nc "$PEER_IP" "$port" 2>/dev/null; do
+			[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] ||
+				fail "barrier $name: peer never came"
+			sleep 0.2
+		done
+	fi
+	log "barrier $name"
+}
+
+# watch_start FILE PATH...: log every change of the PATHs (sysfs) to FILE
+# in the background, with CLOCK_MONOTONIC stamps.
+watch_start() {
+	local f=$1
+	shift
+	mono_watch watch -i 2000 "$@" >"$f" 2>&1 &
+	_watch_pids="$_watch_pids $!"
+}
+
+watch_stop() {
+	[ -z "$_watch_pids" ] || kill $_watch_pids 2>/dev/null
+	wait $_watch_pids 2>/dev/null
+	_watch_pids=
+}
+
+# first_time FILE AWK-PATTERN: time stamp (field 1) of the first matching line.
+first_time() { awk "$2 { print \$1; exit }" "$1"; }
+
+# rel T0 T: T - T0 in seconds, signed, 3 decimals.
+rel() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "") print "none"; else printf "%+.3f\n", b - a }'; }

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mono_watch - CLOCK_MONOTONIC time stamps for the rdma-ha VM scenarios.
+ *
+ * busybox has no sub-second clock, so the guest scripts use this:
+ *
+ *   mono_watch now
+ *	print CLOCK_MONOTONIC as "secs.usec" (the clock rdma_ha_pingpong
+ *	stamps its log lines with)
+ *   mono_watch watch [-i INTERVAL_US] [-t TIMEOUT_S] FILE...
+ *	print "<secs.usec> <file> <first line of file>" for every FILE at
+ *	start and again whenever its first line changes; poll every
+ *	INTERVAL_US (default 1000) until TIMEOUT_S (default: forever) or a
+ *	signal.  Meant for sysfs attributes such as carrier or
+ *	bonding/active_slave.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#define VALUE_MAX 128
+
+static sig_atomic_t stop;	/* set by the signal handler */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void print_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("%ld.%06ld", (long)ts.tv_sec, ts.tv_nsec / 1000);
+}
+
+static void read_first_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		snprintf(buf, len, "<%s>", strerror(errno));
+		return;
+	}
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		snprintf(buf, len, "<%s>", strerror(errno));
+	else
+		buf[n] = '\0';
+	close(fd);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!buf[0])
+		snprintf(buf, len, "<empty>");
+}
+
+static int watch_files(int argc, char **argv)
+{
+	long interval_us = 1000;
+	double timeout = 0, deadline;
+	char (*vals)[VALUE_MAX];
+	char buf[VALUE_MAX];
+	int opt, i, nfiles;
+
+	while ((opt = getopt(argc, argv, "i:t:")) != -1) {
+		switch (opt) {
+		case 'i':
+			interval_us = strtol(optarg, NULL, 0);
+			break;
+		case 't':
+			timeout = strtod(optarg, NULL);
+			break;
+		default:
+			return 1;
+		}
+	}
+	nfiles = argc - optind;
+	if (nfiles <= 0) {
+		fprintf(stderr, "mono_watch: no files to watch\n");
+		return 1;
+	}
+	vals = calloc(nfiles, sizeof(*vals));
+	if (!vals)
+		return 1;
+
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	deadline = timeout > 0 ? now() + timeout : 0;
+
+	for (i = 0; i < nfiles; i++)
+		vals[i][0] = '\1';	/* never a file's content: prints once */
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED) && (!deadline || now() < deadline)) {
+		for (i = 0; i < nfiles; i++) {
+			read_first_line(argv[optind + i], buf, sizeof(buf));
+			if (strcmp(buf, vals[i])) {
+				memcpy(vals[i], buf, sizeof(buf));
+				print_now();
+				printf(" %s %s\n", argv[optind + i], buf);
+			}
+		}
+		usleep(interval_us);
+	}
+	free(vals);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "now")) {
+		print_now();
+		putchar('\n');
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "watch"))
+		return watch_files(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s now | watch [-i US] [-t SEC] FILE...\n",
+		argv[0]);
+	return 1;
+}

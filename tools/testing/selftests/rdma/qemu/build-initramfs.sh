@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# build-initramfs.sh OUT.cpio.gz
+#
+# Builds the initramfs of the rdma-ha QEMU test machine from the host's
+# Debian packages: busybox (static), iproute2 (ip, rdma), rdma-core
+# (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
+# ibverbs-utils, perftest, plus the project's programs (every executable in
+# $TOOLS_DIR, default out/tools) and the scenarios of
+# tools/testing/selftests/rdma/*.sh (into /selftests).
+#
+# Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
+# Real tools keep their Debian paths; a busybox applet link is made only
+# where no real binary of that name exists, so nothing is shadowed.
+#
+# KMOD_ROOT=DIR (an unpacked linux-image .deb) adds the modules in KMODS
+# and their dependencies, for booting a modular (distribution) kernel.
+#
+# The archive is reproducible: sorted newc entries, fixed mtimes and owners,
+# gzip -n.  Nothing is cached; the staging tree lives next to OUT.
+set -euo pipefail
+
+out=${1:?usage: $0 OUT.cpio.gz}
+here=$(cd "$(dirname "$0")" && pwd)
+sel=$(cd "$here/.." && pwd)
+root=$(cd "$sel/../../../.." && pwd)
+TOOLS_DIR=${TOOLS_DIR:-$root/out/tools}
+MULTIARCH=x86_64-linux-gnu
+
+die() { echo "build-initramfs: error: $*" >&2; exit 1; }
+
+# Debian packages we take files from; installed when missing (as root).
+pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
+      librdmacm1 rdmacm-utils ibverbs-utils perftest cpio gzip gcc libc6-dev"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	[ "$(id -u)" = 0 ] || die "missing packages:$missing (need root to install)"
+	echo "build-initramfs: installing$missing" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >&2 ||
+	{ apt-get update -q >&2 &&
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >&2; } ||
+	die "apt-get install$missing failed"
+fi
+
+out=$(realpath -m "$out")
+mkdir -p "$(dirname "$out")"
+stage=$out.d
+rm -rf "$stage"
+mkdir -p "$stage"/usr/{bin,sbin,lib/$MULTIARCH,lib64} \
+	"$stage"/{dev,proc,sys,tmp,run,root,etc/libibverbs.d,selftests}
+ln -s usr/bin "$stage/bin"
+ln -s usr/sbin "$stage/sbin"
+ln -s usr/lib "$stage/lib"
+ln -s usr/lib64 "$stage/lib64"
+
+declare -A libs=()
+
+# stage_file SRC [DST]: copy a host file into the tree (at its own path, or
+# DST), following symlinks, and record the ELF's shared libraries.
+stage_file() {
+	local src=$1 dst=${2:-$1} lib
+	[ -e "$src" ] || die "$src not found on the host"
+	dst=${dst#/}
+	dst=${dst/#bin\//usr/bin/}
+	dst=${dst/#sbin\//usr/sbin/}
+	dst=${dst/#lib\//usr/lib/}
+	dst=${dst/#lib64\//usr/lib64/}
+	mkdir -p "$stage/$(dirname "$dst")"
+	cp -L "$src" "$stage/$dst"
+	if head -c4 "$src" | grep -q 'ELF'; then
+		while read -r lib; do
+			libs[$lib]=1
+		done < <(ldd "$src" 2>/dev/null |
+			 sed -n -e 's/.*=> \(\/[^ ]*\).*/\1/p' \
+				-e 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p')
+	fi
+}
+
+# Real tools, at their Debian paths.
+for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
+	 /usr/bin/rdma_server /usr/bin/rdma_client /usr/bin/riostream \
+	 /usr/bin/rstream \
+	 /usr/bin/ib_send_bw /usr/bin/ib_send_lat /usr/bin/ib_write_bw \
+	 /usr/bin/ib_write_lat /usr/bin/ib_read_lat \
+	 /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong \
+	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
+	 /usr/bin/rdma; do
+	[ -e "$f" ] && stage_file "$f"
+done
+# iproute2's ip: Debian installs it as /bin/ip and /sbin/ip.
+stage_file /usr/sbin/ip /usr/sbin/ip
+ln -s ../sbin/ip "$stage/usr/bin/ip"
+[ -e /usr/sbin/bridge ] && stage_file /usr/sbin/bridge
+
+# libibverbs with the rxe provider only (others would only slow probing).
+for f in /usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so; do
+	stage_file "$f"
+done
+cp /etc/libibverbs.d/rxe.driver "$stage/etc/libibverbs.d/"
+# glibc dlopen()s libgcc_s for pthread_cancel/exit unwinding.
+stage_file /usr/lib/$MULTIARCH/libgcc_s.so.1
+
+# The project's own programs.
+if [ -d "$TOOLS_DIR" ]; then
+	while IFS= read -r f; do
+		stage_file "$f" "/usr/bin/$(basename "$f")"
+	done < <(find "$TOOLS_DIR" -maxdepth 2 -type f -perm -u+x | sort)
+fi
+gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
+
+# Shared libraries (and theirs).
+declare -A done_libs=()
+while :; do
+	new=0
+	for l in "${!libs[@]}"; do
+		[ -n "${done_libs[$l]:-}" ] && continue
+		done_libs[$l]=1
+		new=1
+		stage_file "$l"
+	done
+	[ $new = 0 ] && break
+done
+
+# busybox and its applets, where no real binary has the name.
+cp /bin/busybox "$stage/usr/bin/busybox"
+while IFS= read -r a; do
+	name=$(basename "$a")
+	case "$name" in busybox|linuxrc|init) continue ;; esac
+	if [ -e "$stage/usr/bin/$name" ] || [ -e "$stage/usr/sbin/$name" ] ||
+	   [ -L "$stage/usr/bin/$name" ] || [ -L "$stage/usr/sbin/$name" ]; then
+		continue
+	fi
+	case "$a" in
+	*/sbin/*) ln -s ../bin/busybox "$stage/usr/sbin/$name" ;;
+	*)	  ln -s busybox "$stage/usr/bin/$name" ;;
+	esac
+done < <(/bin/busybox --list-full | sort)
+
+# PID 1, the helpers and the scenarios.
+cp "$here/init.sh" "$stage/init"
+chmod 755 "$stage/init"
+for f in "$sel"/*.sh; do
+	cp "$f" "$stage/selftests/"
+done
+chmod 755 "$stage"/selftests/*.sh
+
+cat >"$stage/etc/passwd" <<EOF
+root:x:0:0:root:/root:/bin/sh
+EOF
+cat >"$stage/etc/group" <<EOF
+root:x:0:
+EOF
+printf '127.0.0.1 localhost\n' >"$stage/etc/hosts"
+printf 'hosts: files\n' >"$stage/etc/nsswitch.conf"
+: >"$stage/etc/ld.so.conf"
+
+# Kernel modules, for a modular kernel such as Debian's own (only when
+# KMOD_ROOT names an unpacked linux-image package: its root directory).
+# The modules in KMODS and their dependencies go into /usr/lib/modules,
+# uncompressed, and /etc/rdma-ha.modules lists them in load order for init.
+if [ -n "${KMOD_ROOT:-}" ]; then
+	KMOD_ROOT=$(realpath "$KMOD_ROOT")
+	# rxe needs a "crc32" shash: crc32_generic is a module there.
+	KMODS=${KMODS:-"virtio_net bonding veth crc32_generic rdma_rxe rdma_ucm ib_uverbs ib_umad"}
+	kver=$(ls "$KMOD_ROOT/lib/modules" | head -1)
+	[ -n "$kver" ] || die "no modules in $KMOD_ROOT/lib/modules"
+	[ -f "$KMOD_ROOT/lib/modules/$kver/modules.dep" ] ||
+		depmod -b "$KMOD_ROOT" "$kver" || die "depmod failed"
+	: >"$stage/etc/rdma-ha.modules"
+	for m in $KMODS; do
+		modprobe -d "$KMOD_ROOT" -S "$kver" --show-depends "$m" ||
+			die "module $m not found"
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+	while read -r ko; do
+		rel=${ko#"$KMOD_ROOT"}
+		rel=${rel#/usr}
+		dst=/usr${rel%.xz}
+		dst=${dst%.zst}
+		mkdir -p "$stage$(dirname "$dst")"
+		case "$ko" in
+		*.xz)	xz -dc "$ko" >"$stage$dst" ;;
+		*.zst)	zstd -qdc "$ko" >"$stage$dst" ;;
+		*)	cp "$ko" "$stage$dst" ;;
+		esac
+		echo "$dst" >>"$stage/etc/rdma-ha.modules"
+	done
+fi
+
+# Reproducible archive.
+find "$stage" -exec touch -h -d @0 {} +
+(cd "$stage" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0 --reproducible) | gzip -n -6 >"$out.tmp"
+mv "$out.tmp" "$out"
+rm -rf "$stage"
+echo "build-initramfs: $out ($(du -h "$out" | cut -f1))" >&2

@@ -1,0 +1,300 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# vm.sh - host side of the rdma-ha QEMU test machine.
+#
+#   vm.sh run --kernel BZIMAGE --initrd CPIO --test NAME [--guests 1|2]
+#             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
+#   vm.sh kunit --kernel BZIMAGE [--initrd CPIO] [--filter GLOB]
+#             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
+#
+# run: boots one or two guests (TCG, -cpu max, 2 vCPUs, 1 GiB) that run
+# /selftests/NAME.sh a (and b).  --guests and --timeout default to the
+# scenario's "# rdma-ha: guests=N timeout=SEC" header.
+#
+# Network: every guest has two virtio-net NICs, netdevs n0 and n1, MAC
+# 52:54:00:00:0G:0N (G = guest 1|2, N = NIC 0|1), backed by QEMU socket
+# netdevs on 127.0.0.1 only (no host networking, ever).  Two guests: a.n0 is
+# wired to b.n0 and a.n1 to b.n1.  One guest: its n0 is wired to its own n1
+# (a loopback cable; put one end in a namespace to use it).  The UDP ports
+# are picked per run (free ones around a PID-derived base), so runs can go
+# on concurrently.
+#
+# Fault injection: each guest has an HMP monitor on DIR/<guest>.mon.  A
+# guest console line "RDMA-HA-HOST: self|peer|both <HMP command>" makes
+# this script run the command on the named monitors at once (logged as
+# "host <epoch> <guest> <cmd>" in DIR/host.log).
+#
+# Output in DIR (default out/vm/runs/NAME-<time>): <guest>.console,
+# <guest>.console.ts (host epoch per line), host.log, <guest>.qemu.log.
+# Verdict: PASS when every guest printed RDMA-HA-RESULT PASS and no console
+# shows a kernel splat; SKIP when one skipped and none failed; FAIL
+# otherwise, with the reason and the last 60 console lines of each guest.
+# Prints "TEST NAME: PASS|FAIL|SKIP (SECONDS)"; exits 0, 1 or 4.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+sel=$(cd "$here/.." && pwd)
+root=$(cd "$sel/../../../.." && pwd)
+
+# What counts as a kernel splat on a console.
+SPLAT_RE='BUG:|WARNING:|Oops|general protection fault|INFO: possible|possible circular locking|unreferenced object|Kernel panic|INFO: task .* blocked|watchdog: BUG: soft lockup|UBSAN|KASAN|INFO: rcu_|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:|list_add corruption|list_del corruption'
+
+usage() {
+	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+die() { echo "vm.sh: $*" >&2; exit 2; }
+
+mode=${1:-}
+[ $# -gt 0 ] && shift
+kernel='' initrd='' test='' guests='' timeout='' outdir='' append='' filter=''
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel)  kernel=$2; shift 2 ;;
+	--initrd)  initrd=$2; shift 2 ;;
+	--test)    test=$2; shift 2 ;;
+	--guests)  guests=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--outdir)  outdir=$2; shift 2 ;;
+	--append)  append=$2; shift 2 ;;
+	--filter)  filter=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+case "$mode" in run|kunit) ;; *) usage ;; esac
+[ -n "$kernel" ] || usage
+[ -f "$kernel" ] || die "no kernel $kernel"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+command -v socat >/dev/null || die "socat missing (apt-get install socat)"
+
+if [ -z "$initrd" ]; then
+	initrd=$root/out/vm/initramfs.cpio.gz
+	[ -f "$initrd" ] || "$here/build-initramfs.sh" "$initrd" || die "initramfs build failed"
+fi
+[ -f "$initrd" ] || die "no initrd $initrd"
+
+# header_value NAME KEY: KEY=VALUE from the scenario's "# rdma-ha:" line.
+header_value() {
+	sed -n 's/^# rdma-ha:\(.*\)/\1/p' "$sel/$1.sh" 2>/dev/null |
+		tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+
+if [ "$mode" = run ]; then
+	[ -n "$test" ] || usage
+	[ -f "$sel/$test.sh" ] || die "no scenario $sel/$test.sh"
+	guests=${guests:-$(header_value "$test" guests)}
+	timeout=${timeout:-$(header_value "$test" timeout)}
+	label=$test
+else
+	test=kunit
+	guests=1
+	label=kunit
+fi
+guests=${guests:-1}
+timeout=${timeout:-120}
+case "$guests" in 1) names="a" ;; 2) names="a b" ;; *) die "--guests 1|2" ;; esac
+outdir=${outdir:-$root/out/vm/runs/$label-$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+rm -f "$outdir"/*.console "$outdir"/*.console.ts "$outdir"/host.log \
+	"$outdir"/*.mon "$outdir"/*.fifo "$outdir"/*.qemu.log
+
+# ---- ports: four consecutive free UDP ports on 127.0.0.1 ----
+pick_ports() {
+	local base used p ok try
+	used=$(ss -Hnlua 2>/dev/null | awk '{print $4}' | sed 's/.*://' | sort -u)
+	for try in $(seq 0 50); do
+		base=$(( 20000 + ( ($$ * 7 + try * 131 + RANDOM) % 20000 ) * 2 ))
+		ok=1
+		for p in $base $((base + 1)) $((base + 2)) $((base + 3)); do
+			if echo "$used" | grep -qx "$p"; then ok=0; break; fi
+		done
+		[ $ok = 1 ] && { echo "$base"; return 0; }
+	done
+	die "no free UDP ports"
+}
+port_base=$(pick_ports)
+
+# netdev_args GUEST NIC: the -netdev argument for NIC n<NIC> of GUEST.
+netdev_args() {
+	local g=$1 n=$2 lp pp
+	if [ "$guests" = 2 ]; then
+		# a.nN <-> b.nN
+		lp=$((port_base + 2 * n + (g == 2)))
+		pp=$((port_base + 2 * n + (g == 1)))
+	else
+		# n0 <-> n1 of the one guest
+		lp=$((port_base + n))
+		pp=$((port_base + 1 - n))
+	fi
+	echo "socket,id=n$n,udp=127.0.0.1:$pp,localaddr=127.0.0.1:$lp"
+}
+
+declare -A qpid=() wpid=()
+start_epoch=$EPOCHREALTIME
+
+cleanup() {
+	local p
+	for p in "${qpid[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	sleep 0.2
+	for p in "${qpid[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in "${wpid[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	rm -f "$outdir"/*.fifo
+}
+trap cleanup EXIT
+trap 'echo "vm.sh: interrupted" >&2; exit 130' INT TERM
+
+# monitor_cmd GUEST CMD: run an HMP command on GUEST's monitor.
+monitor_cmd() {
+	printf '%s\n' "$2" | socat -t 0.5 - "UNIX-CONNECT:$outdir/$1.mon" \
+		>>"$outdir/$1.monitor.log" 2>&1
+}
+
+# console_watch GUEST: copy the console from stdin to the log files and
+# serve the guest's RDMA-HA-HOST requests.
+console_watch() {
+	local g=$1 line tgt cmd targets x
+	exec 3>>"$outdir/$g.console" 4>>"$outdir/$g.console.ts"
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line//$'\r'/}
+		printf '%s\n' "$line" >&3
+		printf '%s %s\n' "$EPOCHREALTIME" "$line" >&4
+		if [[ $line =~ RDMA-HA-HOST:\ (self|peer|both)\ (.*)$ ]]; then
+			tgt=${BASH_REMATCH[1]} cmd=${BASH_REMATCH[2]}
+			case "$tgt" in
+			self) targets=$g ;;
+			both) targets=$names ;;
+			peer) targets=$(for x in $names; do [ "$x" = "$g" ] || echo "$x"; done) ;;
+			esac
+			for x in $targets; do
+				printf 'host %s %s %s\n' "$EPOCHREALTIME" "$x" "$cmd" >>"$outdir/host.log"
+				monitor_cmd "$x" "$cmd" &
+			done
+			[ -n "$targets" ] || printf 'host %s %s no peer for: %s\n' \
+				"$EPOCHREALTIME" "$g" "$cmd" >>"$outdir/host.log"
+			wait
+		fi
+	done
+}
+
+# ---- boot ----
+cmdline="console=ttyS0 panic=-1 bonding.max_bonds=0"
+if [ "$mode" = kunit ]; then
+	cmdline="$cmdline kunit.enable=1 rdma_ha.kunit=1"
+	[ -z "$filter" ] || cmdline="$cmdline kunit.filter_glob=$filter"
+else
+	# The guest kills its scenario a little before we kill the guest.
+	gtimeout=$((timeout > 40 ? timeout - 20 : timeout))
+	cmdline="$cmdline kunit.enable=0 rdma_ha.test=$test rdma_ha.timeout=$gtimeout"
+fi
+
+gi=0
+for g in $names; do
+	gi=$((gi + 1))
+	mkfifo "$outdir/$g.fifo"
+	args=(-machine q35 -cpu max -accel tcg -smp 2 -m 1G
+	      -nodefaults -display none -no-reboot -serial stdio
+	      -monitor "unix:$outdir/$g.mon,server,nowait"
+	      -kernel "$kernel" -initrd "$initrd"
+	      -append "$cmdline rdma_ha.role=$g $append")
+	for n in 0 1; do
+		args+=(-netdev "$(netdev_args $gi $n)"
+		       -device "virtio-net-pci,netdev=n$n,mac=52:54:00:00:0$gi:0$n")
+	done
+	echo "qemu-system-x86_64 ${args[*]}" >"$outdir/$g.qemu.log"
+	console_watch "$g" <"$outdir/$g.fifo" &
+	wpid[$g]=$!
+	qemu-system-x86_64 "${args[@]}" </dev/null >"$outdir/$g.fifo" \
+		2>>"$outdir/$g.qemu.log" &
+	qpid[$g]=$!
+done
+
+# ---- wait: all guests end, or the timeout ----
+deadline=$((SECONDS + timeout))
+timed_out=0 first_end=
+while :; do
+	alive=0
+	for g in $names; do
+		kill -0 "${qpid[$g]}" 2>/dev/null && alive=$((alive + 1))
+	done
+	[ $alive = 0 ] && break
+	if [ $SECONDS -ge $deadline ]; then
+		timed_out=1
+		break
+	fi
+	# A guest that is gone leaves its peer 20 s to finish.
+	if [ $alive -lt "$guests" ]; then
+		first_end=${first_end:-$SECONDS}
+		[ $((SECONDS - first_end)) -lt 20 ] || { timed_out=2; break; }
+	fi
+	sleep 0.5
+done
+for g in $names; do
+	kill "${qpid[$g]}" 2>/dev/null
+done
+for g in $names; do
+	wait "${qpid[$g]}" 2>/dev/null
+	wait "${wpid[$g]}" 2>/dev/null
+done
+elapsed=$(awk -v a="$start_epoch" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+
+# ---- verdict ----
+verdict=PASS
+reasons=()
+bad() { verdict=FAIL; reasons+=("$*"); }
+
+case $timed_out in
+1) bad "timeout after ${timeout}s" ;;
+2) bad "a guest ended, its peer did not finish within 20 s" ;;
+esac
+ktap_rc=0
+if [ "$mode" = kunit ]; then
+	python3 "$here/ktap.py" "$outdir/a.console"
+	ktap_rc=$?
+	case $ktap_rc in
+	0) ;;
+	4) [ "$verdict" = PASS ] && verdict=SKIP ;;
+	*) bad "KUnit: failures or no KTAP output" ;;
+	esac
+	grep -q 'RDMA-HA-KUNIT:' "$outdir/a.console" || bad "a: init never ran after KUnit"
+fi
+for g in $names; do
+	c=$outdir/$g.console
+	[ -f "$c" ] || { bad "$g: no console"; continue; }
+	if [ "$mode" = run ]; then
+		r=$(grep -ao "RDMA-HA-RESULT: [^ ]* $g [A-Z]* rc=[0-9]*" "$c" | tail -1)
+		case "$r" in
+		*" PASS rc="*) ;;
+		*" SKIP rc="*) [ "$verdict" = PASS ] && verdict=SKIP ;;
+		*" FAIL rc="*) bad "$g: scenario failed (${r##* })" ;;
+		*) bad "$g: no result" ;;
+		esac
+	fi
+	s=$(grep -aE "$SPLAT_RE" "$c" | head -5)
+	[ -z "$s" ] || bad "$g: kernel splat: $(echo "$s" | head -1 | cut -c1-160)"
+	grep -aq 'RDMA-HA-DONE' "$c" || [ "$mode" = kunit ] ||
+		bad "$g: guest did not finish (no RDMA-HA-DONE)"
+done
+# A failure wins over a skip.
+[ ${#reasons[@]} -eq 0 ] || verdict=FAIL
+
+if [ "$verdict" = FAIL ]; then
+	for r in "${reasons[@]}"; do
+		echo "# $label: $r"
+	done
+	for g in $names; do
+		echo "# ---- last 60 lines of $outdir/$g.console ----"
+		tail -n 60 "$outdir/$g.console" 2>/dev/null | sed 's/^/# /'
+	done
+	[ ! -s "$outdir/host.log" ] || { echo "# ---- host.log ----"; sed 's/^/# /' "$outdir/host.log"; }
+fi
+echo "TEST $label: $verdict (${elapsed}s)"
+echo "$verdict" >"$outdir/verdict"
+case $verdict in PASS) exit 0 ;; SKIP) exit 4 ;; *) exit 1 ;; esac

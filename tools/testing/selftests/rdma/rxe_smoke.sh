@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=1 timeout=120
+#
+# Smoke test of the test machine: rxe on eth0 with a local address, rping
+# client and server in the same guest over it.  Passes when rping does.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd rdma rping ibv_devinfo
+
+nic_setup eth0 "$MY_IP"
+rxe_add rxe0 eth0
+ibv_devinfo -d rxe0 | grep -E 'hca_id|state|link_layer'
+
+rping -s -a "$MY_IP" -p 7174 -C 10 >/tmp/rping-server.log 2>&1 &
+srv=$!
+sleep 0.5
+log "rping client"
+timeout 60 rping -c -a "$MY_IP" -p 7174 -C 10 -S 64 -v >/tmp/rping-client.log 2>&1
+rc=$?
+wait $srv
+src=$?
+sed 's/^/client: /' /tmp/rping-client.log | tail -n 5
+sed 's/^/server: /' /tmp/rping-server.log | tail -n 5
+[ $rc = 0 ] || fail "rping client exited $rc"
+[ $src = 0 ] || fail "rping server exited $src"
+n=$(grep -c 'ping data' /tmp/rping-client.log)
+[ "$n" -ge 10 ] || fail "rping client printed $n of 10 pings"
+log "rping: $n pings, client and server exited 0"
+exit 0
