@@ -25,6 +25,10 @@ obj=$OUT/$tree/build-$variant
 frags="$RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/kernel.config"
 [ "$variant" = debug ] &&
 	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/debug.config"
+# Options of the series itself (KUnit suites, test devices) exist only in
+# the patched tree.
+[ "$tree" = patched ] &&
+	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/patched.config"
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$OUT

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * High-availability policy of the RDMA CM.
+ *
+ * Every rdma_cm_id has an HA mode (enum rdma_cm_ha_mode) that says what the
+ * CM does when the bonding device the ID is bound to fails over, or when the
+ * port under the ID goes down. This unit holds the policy: a pure decision
+ * function of (mode, event, ID state, path state) plus the helpers that
+ * observe the ID and the network stack to build those inputs. cma.c calls
+ * them from its notifiers and carries out the resulting action.
+ *
+ * See Documentation/infiniband/rdma_cm_ha.rst.
+ */
+
+#include <linux/if_infiniband.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/bonding.h>
+#include <kunit/visibility.h>
+
+#include <rdma/rdma_cm.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "cma_priv.h"
+
+/**
+ * cma_ha_mode_valid() - Check an HA mode value
+ * @mode: value from a kernel or userspace caller
+ *
+ * Return: true if @mode is a known enum rdma_cm_ha_mode value.
+ */
+bool cma_ha_mode_valid(unsigned int mode)
+{
+	switch (mode) {
+	case RDMA_CM_HA_MODE_NOTIFY:
+	case RDMA_CM_HA_MODE_IGNORE:
+	case RDMA_CM_HA_MODE_ALIGN:
+	case RDMA_CM_HA_MODE_FAIL_FAST:
+	case RDMA_CM_HA_MODE_MIGRATE:
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_valid);
+
+/**
+ * cma_ha_mode() - The HA mode that applies to an ID
+ * @id_priv: the ID
+ *
+ * The per-device listeners that rdma_listen() creates for a wildcard
+ * listener, and the ones created when a bound listener follows a failover,
+ * always apply the mode of the listener they serve, even when it changes
+ * after they were created.
+ *
+ * Context: Any context.
+ * Return: the mode.
+ */
+enum rdma_cm_ha_mode cma_ha_mode(const struct rdma_id_private *id_priv)
+{
+	if (id_priv->internal_id)
+		id_priv = id_priv->id.context;
+	return READ_ONCE(id_priv->ha_mode);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode);
+
+/**
+ * cma_ha_id_state() - Classify an ID state for the HA policy
+ * @state: the ID's RDMA CM state
+ * @established: for RDMA_CM_CONNECT, whether the connection is established
+ *
+ * Return: the class of @state.
+ */
+enum cma_ha_id_state cma_ha_id_state(enum rdma_cm_state state,
+				     bool established)
+{
+	switch (state) {
+	case RDMA_CM_ADDR_BOUND:
+		return CMA_HA_ID_BOUND;
+	case RDMA_CM_ADDR_QUERY:
+	case RDMA_CM_ROUTE_QUERY:
+		return CMA_HA_ID_RESOLVING;
+	case RDMA_CM_ADDR_RESOLVED:
+	case RDMA_CM_ROUTE_RESOLVED:
+		return CMA_HA_ID_RESOLVED;
+	case RDMA_CM_CONNECT:
+		return established ? CMA_HA_ID_CONNECTED : CMA_HA_ID_CONNECTING;
+	case RDMA_CM_LISTEN:
+		return CMA_HA_ID_LISTENING;
+	case RDMA_CM_DISCONNECT:
+	case RDMA_CM_DEVICE_REMOVAL:
+	case RDMA_CM_DESTROYING:
+		return CMA_HA_ID_CLOSING;
+	case RDMA_CM_IDLE:
+	default:
+		return CMA_HA_ID_IDLE;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_id_state);
+
+/* Take the ID down because it no longer matches the IP stack or is dead */
+static enum cma_ha_action cma_ha_teardown(enum cma_ha_event event,
+					  enum cma_ha_id_state state)
+{
+	switch (state) {
+	case CMA_HA_ID_CONNECTED:
+		return CMA_HA_ACT_DISCONNECT;
+	case CMA_HA_ID_CONNECTING:
+	case CMA_HA_ID_RESOLVED:
+		return CMA_HA_ACT_FAIL_CONNECT;
+	case CMA_HA_ID_BOUND:
+	case CMA_HA_ID_RESOLVING:
+		/* Nothing to tear down yet: tell the consumer on failover */
+		return event == CMA_HA_EV_BOND_FAILOVER ? CMA_HA_ACT_NOTIFY :
+							  CMA_HA_ACT_NONE;
+	default:
+		return CMA_HA_ACT_NONE;
+	}
+}
+
+static enum cma_ha_action cma_ha_align(enum cma_ha_event event,
+				       enum cma_ha_id_state state,
+				       unsigned int path)
+{
+	if (event != CMA_HA_EV_BOND_FAILOVER || !(path & CMA_HA_PATH_MISALIGNED))
+		return CMA_HA_ACT_NONE;
+	if (state == CMA_HA_ID_LISTENING)
+		return CMA_HA_ACT_RELISTEN;
+	return cma_ha_teardown(event, state);
+}
+
+/**
+ * cma_ha_decide() - Decide what the CM does for one ID
+ * @mode: the ID's HA mode
+ * @event: what happened
+ * @state: the ID's state, see cma_ha_id_state()
+ * @path: the ID's path state, a mask of CMA_HA_PATH_* bits
+ *
+ * A pure function: the table in Documentation/infiniband/rdma_cm_ha.rst
+ * and the KUnit cases in cma_ha_kunit.c describe it.
+ *
+ * - notify: RDMA_CM_EVENT_ADDR_CHANGE on failover when the bond's hardware
+ *   address changed, the behaviour of the CM before HA modes existed.
+ * - ignore: nothing.
+ * - align: on failover, when the IP stack no longer uses the ID's port,
+ *   disconnect a connected ID, fail a connecting or resolved ID, make a
+ *   listener listen on the new port, and notify any other bound ID.
+ * - fail-fast: as align, but only when the ID's own path is dead, on
+ *   failover and on port-down; a healthy path is kept.
+ * - migrate: on failover or port-down, move a connected ID whose QP has an
+ *   armed alternate path; otherwise as align.
+ *
+ * Return: the action.
+ */
+enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
+				 enum cma_ha_event event,
+				 enum cma_ha_id_state state, unsigned int path)
+{
+	/* Exactly what the CM did before HA modes existed, in any state */
+	if (mode == RDMA_CM_HA_MODE_NOTIFY)
+		return event == CMA_HA_EV_BOND_FAILOVER &&
+		       (path & CMA_HA_PATH_MAC_CHANGED) ?
+			CMA_HA_ACT_NOTIFY : CMA_HA_ACT_NONE;
+
+	if (state == CMA_HA_ID_IDLE || state == CMA_HA_ID_CLOSING)
+		return CMA_HA_ACT_NONE;
+
+	switch (mode) {
+	case RDMA_CM_HA_MODE_ALIGN:
+		return cma_ha_align(event, state, path);
+	case RDMA_CM_HA_MODE_FAIL_FAST:
+		if (!(path & CMA_HA_PATH_DEAD))
+			return CMA_HA_ACT_NONE;
+		return cma_ha_teardown(event, state);
+	case RDMA_CM_HA_MODE_MIGRATE:
+		if (state == CMA_HA_ID_CONNECTED &&
+		    (path & CMA_HA_PATH_CAN_MIGRATE) &&
+		    (event == CMA_HA_EV_PORT_ERR ||
+		     (path & (CMA_HA_PATH_MISALIGNED | CMA_HA_PATH_DEAD))))
+			return CMA_HA_ACT_MIGRATE;
+		return cma_ha_align(event, state, path);
+	case RDMA_CM_HA_MODE_IGNORE:
+	default:
+		return CMA_HA_ACT_NONE;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_decide);
+
+/**
+ * cma_ha_addr_change_status() - Status of the ADDR_CHANGE event of an action
+ * @mode: the ID's HA mode
+ * @action: the action taken
+ *
+ * Return: -EOPNOTSUPP when migrate mode fell back to tearing the ID down,
+ * 0 otherwise.
+ */
+int cma_ha_addr_change_status(enum rdma_cm_ha_mode mode,
+			      enum cma_ha_action action)
+{
+	if (mode == RDMA_CM_HA_MODE_MIGRATE &&
+	    (action == CMA_HA_ACT_DISCONNECT ||
+	     action == CMA_HA_ACT_FAIL_CONNECT))
+		return -EOPNOTSUPP;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_addr_change_status);
+
+/**
+ * cma_ha_teardown_status() - Status of the DISCONNECTED or UNREACHABLE event
+ * @mode: the ID's HA mode
+ *
+ * Return: -ENETDOWN when fail-fast tore the ID down (its path is dead),
+ * -ENETUNREACH otherwise (the path no longer matches the IP stack).
+ */
+int cma_ha_teardown_status(enum rdma_cm_ha_mode mode)
+{
+	return mode == RDMA_CM_HA_MODE_FAIL_FAST ? -ENETDOWN : -ENETUNREACH;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_teardown_status);
+
+/**
+ * cma_ha_current_state() - Classify the current state of an ID
+ * @id_priv: the ID
+ *
+ * Context: Caller holds @id_priv->handler_mutex, which keeps cm_id alive.
+ * Return: the class of the ID's state.
+ */
+enum cma_ha_id_state cma_ha_current_state(struct rdma_id_private *id_priv)
+{
+	enum rdma_cm_state state = READ_ONCE(id_priv->state);
+	struct ib_device *device = id_priv->id.device;
+	bool established = true;
+
+	lockdep_assert_held(&id_priv->handler_mutex);
+
+	if (state == RDMA_CM_CONNECT && device &&
+	    rdma_cap_ib_cm(device, id_priv->id.port_num ?: 1))
+		established = id_priv->cm_id.ib &&
+			      READ_ONCE(id_priv->cm_id.ib->state) ==
+				      IB_CM_ESTABLISHED;
+	return cma_ha_id_state(state, established);
+}
+
+/**
+ * cma_ha_port_is_ndev() - Check whether a RoCE port sits on a netdevice
+ * @device: RDMA device
+ * @port: port number
+ * @ndev: netdevice
+ *
+ * Context: Any context that may sleep.
+ * Return: true if @port of @device uses @ndev as its netdevice.
+ */
+bool cma_ha_port_is_ndev(struct ib_device *device, u32 port,
+			 struct net_device *ndev)
+{
+	struct net_device *port_ndev;
+	bool ret;
+
+	if (!rdma_protocol_roce(device, port))
+		return false;
+	port_ndev = ib_device_get_netdev(device, port);
+	ret = port_ndev == ndev;
+	dev_put(port_ndev);
+	return ret;
+}
+
+/**
+ * cma_ha_dev_unrelated() - Check whether a bond can carry a device's IDs
+ * @device: RDMA device
+ * @bond: the bonding device that failed over
+ *
+ * A RoCE ID is only bound to a netdevice whose addresses are in the GID
+ * table of its port, that is its port's netdevice or one of its uppers. The
+ * failover walk skips the IDs of devices that cannot have such IDs, so its
+ * cost grows with the devices under the bond instead of with all IDs.
+ * Ports of other link layers are never skipped.
+ *
+ * Context: Caller holds the RTNL lock.
+ * Return: true if no ID of @device can be bound to @bond.
+ */
+bool cma_ha_dev_unrelated(struct ib_device *device, struct net_device *bond)
+{
+	struct net_device *ndev;
+	bool related;
+	u32 port;
+
+	ASSERT_RTNL();
+
+	rdma_for_each_port(device, port) {
+		if (!rdma_protocol_roce(device, port))
+			return false;
+		ndev = ib_device_get_netdev(device, port);
+		if (!ndev)
+			return false;
+		related = ndev == bond || netdev_has_upper_dev(ndev, bond);
+		dev_put(ndev);
+		if (related)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * cma_ha_active_slave() - The active slave of a bond
+ * @bond: the bonding device
+ *
+ * Context: Caller holds the RTNL lock.
+ * Return: the active slave, or NULL if there is none or the bonding mode
+ * has no active slave.
+ */
+struct net_device *cma_ha_active_slave(struct net_device *bond)
+{
+	ASSERT_RTNL();
+
+	if (!netif_is_bond_master(bond))
+		return NULL;
+	return bond_option_active_slave_get_rcu(netdev_priv(bond));
+}
+
+static bool cma_ha_port_down(struct ib_device *device, u32 port)
+{
+	enum ib_port_state state;
+
+	if (ib_get_cached_port_state(device, port, &state))
+		return true;
+	return state != IB_PORT_ACTIVE;
+}
+
+static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
+{
+	return id_priv->id.qp && id_priv->id.route.num_pri_alt_paths == 2;
+}
+
+/**
+ * cma_ha_failover_path() - Path state of an ID after a bond failover
+ * @id_priv: an ID bound to @bond
+ * @bond: the bonding device that failed over
+ * @active: its new active slave, from cma_ha_active_slave()
+ *
+ * RoCE: the ID is misaligned when its port's netdevice is a slave of @bond
+ * other than the active one; a port on the bond itself (rxe, device LAG)
+ * follows the bond. This holds with fail_over_mac=none, where no hardware
+ * address changes. InfiniBand (IPoIB bonds, fail_over_mac=active): the
+ * bond's hardware address carries the GID of the active port, so the ID is
+ * misaligned when that is not the ID's source GID. The path is dead when
+ * the ID's port is not active or its netdevice has no carrier.
+ *
+ * Context: Caller holds the RTNL lock and the CM's device list lock.
+ * Return: a mask of CMA_HA_PATH_* bits.
+ */
+unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
+				  struct net_device *bond,
+				  struct net_device *active)
+{
+	struct rdma_dev_addr *dev_addr = &id_priv->id.route.addr.dev_addr;
+	struct ib_device *device = id_priv->id.device;
+	u32 port = id_priv->id.port_num;
+	struct net_device *port_ndev;
+	unsigned int path = 0;
+
+	ASSERT_RTNL();
+
+	if (memcmp(dev_addr->src_dev_addr, bond->dev_addr, bond->addr_len))
+		path |= CMA_HA_PATH_MAC_CHANGED;
+	if (!netif_carrier_ok(bond))
+		path |= CMA_HA_PATH_DEAD;
+	if (!device || !rdma_is_port_valid(device, port))
+		return path;
+
+	if (cma_ha_port_down(device, port))
+		path |= CMA_HA_PATH_DEAD;
+
+	if (rdma_protocol_ib(device, port)) {
+		union ib_gid sgid;
+
+		rdma_addr_get_sgid(dev_addr, &sgid);
+		if (bond->addr_len == INFINIBAND_ALEN &&
+		    memcmp(bond->dev_addr + 4, &sgid, sizeof(sgid)))
+			path |= CMA_HA_PATH_MISALIGNED;
+	} else if (rdma_protocol_roce(device, port)) {
+		port_ndev = ib_device_get_netdev(device, port);
+		if (port_ndev && port_ndev != bond) {
+			if (port_ndev != active &&
+			    netdev_has_upper_dev(port_ndev, bond))
+				path |= CMA_HA_PATH_MISALIGNED;
+			if (!netif_running(port_ndev) ||
+			    !netif_carrier_ok(port_ndev))
+				path |= CMA_HA_PATH_DEAD;
+		}
+		dev_put(port_ndev);
+	}
+
+	if (cma_ha_can_migrate(id_priv))
+		path |= CMA_HA_PATH_CAN_MIGRATE;
+	return path;
+}
+
+/**
+ * cma_ha_port_err_path() - Path state of an ID whose port went down
+ * @id_priv: the ID
+ *
+ * Context: Caller holds the CM's device list lock.
+ * Return: a mask of CMA_HA_PATH_* bits.
+ */
+unsigned int cma_ha_port_err_path(struct rdma_id_private *id_priv)
+{
+	unsigned int path = CMA_HA_PATH_DEAD;
+
+	if (cma_ha_can_migrate(id_priv))
+		path |= CMA_HA_PATH_CAN_MIGRATE;
+	return path;
+}
