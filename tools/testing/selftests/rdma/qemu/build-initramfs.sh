@@ -32,7 +32,8 @@ die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 
 # Debian packages we take files from; installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
-      librdmacm1 rdmacm-utils ibverbs-utils perftest cpio gzip gcc libc6-dev"
+      librdmacm1 rdmacm-utils ibverbs-utils perftest cpio gzip gcc libc6-dev
+      librdmacm-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -114,6 +115,10 @@ if [ -d "$TOOLS_DIR" ]; then
 	done < <(find "$TOOLS_DIR" -maxdepth 2 -type f -perm -u+x | sort)
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
+# Selftest programs on librdmacm: dynamic, their libraries staged below.
+gcc -O2 -Wall -o "$stage.ucma_ha_setopt" "$sel/ucma_ha_setopt.c" -lrdmacm
+stage_file "$stage.ucma_ha_setopt" /usr/bin/ucma_ha_setopt
+rm -f "$stage.ucma_ha_setopt"
 
 # Shared libraries (and theirs).
 declare -A done_libs=()

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=1 timeout=240 kernel=patched
+#
+# Bad input for RDMA_OPTION_ID_HA_MODE: ucma_ha_setopt runs every invalid
+# rdma_set_option() combination it knows against rxe0 (checking the
+# documented errnos), then a randomized loop of RDMA_HA_ITERATIONS calls
+# (default 100000; seed RDMA_HA_SEED, default the program's).  Afterwards
+# kmemleak is scanned here, and the runner fails the test on any splat
+# (oops, lockdep, WARNING, kmemleak) on the console.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd rdma ucma_ha_setopt
+
+nic_setup eth0 "$MY_IP"
+rxe_add rxe0 eth0
+
+set -- --addr "$MY_IP" --require --iterations "${RDMA_HA_ITERATIONS:-100000}"
+[ -z "$RDMA_HA_SEED" ] || set -- "$@" --seed "$RDMA_HA_SEED"
+log "ucma_ha_setopt $*"
+ucma_ha_setopt "$@"
+rc=$?
+log "ucma_ha_setopt exited $rc"
+[ $rc = 0 ] || [ $rc = 4 ] || fail "ucma_ha_setopt exited $rc"
+[ $rc = 0 ] || skip "ucma_ha_setopt skipped"
+
+# kmemleak (debug kernels): objects younger than 5 s are not reported, so
+# wait, then scan twice to avoid transient false positives.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+	log "kmemleak: $n leaks reported"
+	if [ "$n" != 0 ]; then
+		cat /sys/kernel/debug/kmemleak
+		fail "kmemleak reports $n leaks"
+	fi
+else
+	log "kmemleak not available: leaks not checked"
+fi
+exit 0
