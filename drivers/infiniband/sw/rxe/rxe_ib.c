@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Soft InfiniBand: the InfiniBand link layer mode of rxe, a test device.
+ *
+ * The port presents an InfiniBand link layer (LID, SM LID, P_Key table,
+ * GID 0 = fe80::/64 + port GUID) and the packets are native IB packets
+ * (LRH, optional GRH, BTH, ...) carried in Ethernet frames of EtherType
+ * 0x88B5.  See Documentation/infiniband/soft_ib.rst.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_hdrs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "rxe.h"
+#include "rxe_loc.h"
+
+/**
+ * struct rxe_ib_neigh - a learned peer
+ * @mac: the peer's MAC address
+ * @rcu: for kfree_rcu()
+ */
+struct rxe_ib_neigh {
+	u8		mac[ETH_ALEN];
+	struct rcu_head	rcu;
+};
+
+/**
+ * rxe_ib_lid_from_guid() - the LID of a port, derived from its GUID
+ * @guid: port GUID
+ *
+ * The low 16 bits of the GUID (the last two bytes of the MAC address for
+ * an EUI-64 GUID) when they are a unicast LID, else folded into the
+ * unicast range.  Every node computes the same LID for a GUID.
+ *
+ * Return: a unicast LID, 0x0001-0xBFFF
+ */
+u16 rxe_ib_lid_from_guid(__be64 guid)
+{
+	u16 v = be64_to_cpu(guid) & 0xffff;
+
+	if (v >= 1 && v <= RXE_IB_LID_UCAST_MAX)
+		return v;
+
+	return v % RXE_IB_LID_UCAST_MAX + 1;
+}
+
+/**
+ * rxe_ib_guid_to_mac() - recover a MAC address from an EUI-64 GUID
+ * @guid: port GUID
+ * @mac: the MAC address, ETH_ALEN bytes
+ *
+ * Return: true when @guid is the modified EUI-64 of a unicast MAC address
+ */
+bool rxe_ib_guid_to_mac(__be64 guid, u8 *mac)
+{
+	const u8 *g = (const u8 *)&guid;
+
+	if (g[3] != 0xff || g[4] != 0xfe)
+		return false;
+
+	mac[0] = g[0] ^ 2;
+	mac[1] = g[1];
+	mac[2] = g[2];
+	mac[3] = g[5];
+	mac[4] = g[6];
+	mac[5] = g[7];
+
+	return is_valid_ether_addr(mac);
+}
+
+static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
+{
+	struct rxe_ib_neigh *n, *old;
+	bool known;
+
+	rcu_read_lock();
+	n = xa_load(&ib->neigh, lid);
+	known = n && ether_addr_equal(n->mac, mac);
+	rcu_read_unlock();
+	if (known)
+		return;
+
+	n = kmalloc(sizeof(*n), GFP_ATOMIC);
+	if (!n)
+		return;
+	ether_addr_copy(n->mac, mac);
+
+	old = xa_store_bh(&ib->neigh, lid, n, GFP_ATOMIC);
+	if (xa_is_err(old)) {
+		kfree(n);
+		return;
+	}
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/**
+ * rxe_ib_learn_gid() - record the MAC address of the port owning a GID
+ * @rxe: the device
+ * @gid: a port GID whose interface ID is an EUI-64
+ *
+ * Lets the first packet to a peer be unicast: the SA responder calls this
+ * for the DGID of every PathRecord it answers.
+ */
+void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid)
+{
+	u8 mac[ETH_ALEN];
+
+	if (!rxe_ib_guid_to_mac(gid->global.interface_id, mac))
+		return;
+
+	rxe_ib_neigh_learn(rxe->ib, rxe_ib_lid_from_guid(gid->global.interface_id),
+			   mac);
+}
+
+/* The destination MAC address of a packet to @dlid, see soft_ib.rst. */
+static void rxe_ib_dmac(struct rxe_ib *ib, u16 dlid, const struct ib_grh *grh,
+			u8 *dmac)
+{
+	struct rxe_ib_neigh *n;
+
+	if (!rxe_ib_lid_is_mcast(dlid)) {
+		rcu_read_lock();
+		n = xa_load(&ib->neigh, dlid);
+		if (n)
+			ether_addr_copy(dmac, n->mac);
+		rcu_read_unlock();
+		if (n)
+			return;
+
+		if (grh && rxe_ib_guid_to_mac(grh->dgid.global.interface_id,
+					      dmac) &&
+		    rxe_ib_lid_from_guid(grh->dgid.global.interface_id) == dlid)
+			return;
+	}
+
+	eth_broadcast_addr(dmac);
+}
+
+/* port attributes and verbs */
+
+static int rxe_ib_query_port(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attr *attr)
+{
+	struct rxe_dev *rxe = to_rdev(ibdev);
+	struct net_device *ndev = rxe->ib->ndev;
+
+	if (port_num != RXE_PORT)
+		return -EINVAL;
+
+	memcpy(attr, &rxe->port.attr, sizeof(*attr));
+
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (dev_get_flags(ndev) & IFF_UP)
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+
+	return 0;
+}
+
+static int rxe_ib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
+			    union ib_gid *gid)
+{
+	struct rxe_dev *rxe = to_rdev(ibdev);
+
+	if (port_num != RXE_PORT || index != 0)
+		return -EINVAL;
+
+	gid->global.subnet_prefix = rxe->port.subnet_prefix;
+	gid->global.interface_id = rxe->port.port_guid;
+	return 0;
+}
+
+static enum rdma_link_layer rxe_ib_get_link_layer(struct ib_device *ibdev,
+						  u32 port_num)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+static int rxe_ib_port_immutable(struct ib_device *ibdev, u32 port_num,
+				 struct ib_port_immutable *immutable)
+{
+	struct rxe_dev *rxe = to_rdev(ibdev);
+
+	if (port_num != RXE_PORT)
+		return -EINVAL;
+
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	immutable->pkey_tbl_len = rxe->port.attr.pkey_tbl_len;
+	immutable->gid_tbl_len = rxe->port.attr.gid_tbl_len;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+/* Taken before the RoCE ops of rxe, which fill in only what is left. */
+static const struct ib_device_ops rxe_ib_dev_ops = {
+	.get_link_layer = rxe_ib_get_link_layer,
+	.get_port_immutable = rxe_ib_port_immutable,
+	.query_gid = rxe_ib_query_gid,
+	.query_port = rxe_ib_query_port,
+};
+
+void rxe_ib_set_device_ops(struct rxe_dev *rxe)
+{
+	ib_set_device_ops(&rxe->ib_dev, &rxe_ib_dev_ops);
+}
+
+/**
+ * rxe_ib_init() - switch a new rxe device to the InfiniBand link layer
+ * @rxe: the device, initialised by rxe_init() and not registered yet
+ * @ndev: the underlying netdevice
+ *
+ * Return: 0 or -ENOMEM
+ */
+int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
+{
+	struct ib_port_attr *attr = &rxe->port.attr;
+	struct rxe_ib *ib;
+
+	ib = kzalloc(sizeof(*ib), GFP_KERNEL);
+	if (!ib)
+		return -ENOMEM;
+
+	xa_init_flags(&ib->neigh, XA_FLAGS_LOCK_BH);
+	ib->lid = rxe_ib_lid_from_guid(rxe->port.port_guid);
+	ib->ndev = ndev;
+	netdev_hold(ndev, &ib->ndev_tracker, GFP_KERNEL);
+
+	attr->lid = ib->lid;
+	attr->sm_lid = ib->lid;
+	attr->sm_sl = RXE_IB_DEFAULT_SL;
+	attr->lmc = 0;
+	attr->gid_tbl_len = 1;
+	attr->pkey_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->active_width = IB_WIDTH_4X;
+	attr->active_speed = IB_SPEED_SDR;
+	attr->subnet_timeout = 18;
+
+	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
+	rxe->ib = ib;
+	return 0;
+}
+
+/**
+ * rxe_ib_cleanup() - free the InfiniBand mode state of a device
+ * @rxe: the device, no longer registered
+ */
+void rxe_ib_cleanup(struct rxe_dev *rxe)
+{
+	struct rxe_ib *ib = rxe->ib;
+	struct rxe_ib_neigh *n;
+	unsigned long lid;
+
+	if (!ib)
+		return;
+
+	xa_for_each(&ib->neigh, lid, n)
+		kfree(n);
+	xa_destroy(&ib->neigh);
+	netdev_put(ib->ndev, &ib->ndev_tracker);
+	kfree(ib);
+	rxe->ib = NULL;
+}
+
+/* address vectors */
+
+/**
+ * rxe_ib_chk_attr() - check IB address handle attributes
+ * @rxe: the device
+ * @attr: the attributes
+ *
+ * Return: 0 or -EINVAL
+ */
+int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr)
+{
+	u16 dlid = rdma_ah_get_dlid(attr);
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_IB)
+		return -EINVAL;
+
+	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
+		if (rdma_ah_read_grh(attr)->sgid_index >=
+		    rxe->port.attr.gid_tbl_len)
+			return -EINVAL;
+	} else if (rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE) {
+		/* multicast is delivered by DGID: it needs a GRH */
+		return -EINVAL;
+	}
+
+	if (!dlid)
+		return -EINVAL;
+
+	return 0;
+}
+
+void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av)
+{
+	struct rxe_ib_av *iav;
+
+	rxe_av_from_attr(rdma_ah_get_port_num(attr), av, attr);
+	av->network_type = RXE_IB_NETWORK_TYPE;
+
+	iav = rxe_ib_av(av);
+	iav->dlid = rdma_ah_get_dlid(attr);
+	iav->sl = rdma_ah_get_sl(attr);
+	iav->src_path_bits = rdma_ah_get_path_bits(attr);
+	iav->global = !!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH);
+}
+
+void rxe_ib_av_to_attr(struct rxe_av *av, struct rdma_ah_attr *attr)
+{
+	struct rxe_ib_av *iav = rxe_ib_av(av);
+
+	attr->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_port_num(attr, av->port_num);
+	rdma_ah_set_dlid(attr, iav->dlid);
+	rdma_ah_set_sl(attr, iav->sl);
+	rdma_ah_set_path_bits(attr, iav->src_path_bits);
+	if (iav->global)
+		rdma_ah_set_grh(attr, (union ib_gid *)av->grh.dgid.raw,
+				av->grh.flow_label, av->grh.sgid_index,
+				av->grh.hop_limit, av->grh.traffic_class);
+}
+
+/* transmit */
+
+struct sk_buff *rxe_ib_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
+				   int paylen, struct rxe_pkt_info *pkt)
+{
+	unsigned int hdr_len = ETH_HLEN + RXE_IB_LRH_BYTES + sizeof(struct ib_grh);
+	struct net_device *ndev = rxe->ib->ndev;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(paylen + hdr_len + LL_RESERVED_SPACE(ndev), GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+
+	skb->tstamp = ktime_get();
+	skb_reserve(skb, hdr_len + LL_RESERVED_SPACE(ndev));
+
+	/* rxe->ib holds the netdev for as long as packets can be built */
+	skb->dev = ndev;
+	skb->protocol = htons(RXE_IB_ETH_P);
+
+	pkt->rxe = rxe;
+	pkt->port_num = RXE_PORT;
+	pkt->hdr = skb_put(skb, paylen);
+	if (rxe_ib_av(av)->global)
+		pkt->mask |= RXE_GRH_MASK;
+
+	return skb;
+}
+
+/**
+ * rxe_ib_prepare() - push the GRH (when the AV has one) and the LRH
+ * @av: the address vector
+ * @pkt: the packet, pkt->hdr at the BTH and pkt->paylen set
+ * @skb: the packet buffer
+ *
+ * Return: 0
+ */
+int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
+		   struct sk_buff *skb)
+{
+	struct rxe_ib_av *iav = rxe_ib_av(av);
+	struct rxe_dev *rxe = pkt->rxe;
+	unsigned int len = pkt->paylen;
+	struct rxe_ib_lrh *lrh;
+	u8 lnh = IB_LNH_IBA_LOCAL;
+
+	if (iav->global) {
+		struct ib_grh *grh = skb_push(skb, sizeof(*grh));
+
+		grh->version_tclass_flow =
+			cpu_to_be32(IB_GRH_VERSION << IB_GRH_VERSION_SHIFT |
+				    av->grh.traffic_class << IB_GRH_TCLASS_SHIFT |
+				    (av->grh.flow_label & IB_GRH_FLOW_MASK));
+		grh->paylen = cpu_to_be16(len);
+		grh->next_hdr = IB_GRH_NEXT_HDR;
+		grh->hop_limit = av->grh.hop_limit;
+		grh->sgid.global.subnet_prefix = rxe->port.subnet_prefix;
+		grh->sgid.global.interface_id = rxe->port.port_guid;
+		memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid));
+		len += sizeof(*grh);
+		lnh = IB_LNH_IBA_GLOBAL;
+	}
+
+	lrh = skb_push(skb, sizeof(*lrh));
+	skb_reset_network_header(skb);
+	len += sizeof(*lrh);
+
+	lrh->vl_lver = 0;
+	lrh->sl_lnh = (iav->sl & 0xf) << 4 | lnh;
+	lrh->dlid = cpu_to_be16(iav->dlid);
+	lrh->pktlen = cpu_to_be16(len / 4);
+	lrh->slid = cpu_to_be16(rxe->ib->lid | iav->src_path_bits);
+
+	if (iav->dlid == rxe->ib->lid)
+		pkt->mask |= RXE_LOOPBACK_MASK;
+
+	return 0;
+}
+
+/* Deliver a copy of an outgoing multicast packet to the local members. */
+static void rxe_ib_mcast_loop(struct sk_buff *skb, struct rxe_pkt_info *pkt)
+{
+	struct rxe_dev *rxe = pkt->rxe;
+	struct sk_buff *cskb;
+
+	cskb = skb_clone(skb, GFP_ATOMIC);
+	if (!cskb)
+		return;
+
+	if (!ib_device_try_get(&rxe->ib_dev)) {
+		kfree_skb(cskb);
+		return;
+	}
+
+	memcpy(SKB_TO_PKT(cskb), pkt, sizeof(*pkt));
+	skb_pull(cskb, pkt->hdr - cskb->data);
+	rxe_rcv(cskb);
+}
+
+/**
+ * rxe_ib_send() - send a packet prepared by rxe_ib_prepare() on the wire
+ * @skb: the packet; consumed
+ * @pkt: the packet information
+ *
+ * A packet the netdevice drops is lost on the wire, as on a real link:
+ * RC recovers by retransmission, so this does not fail the QP.
+ *
+ * Return: 0
+ */
+int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
+{
+	struct rxe_ib_lrh *lrh = (struct rxe_ib_lrh *)skb_network_header(skb);
+	u16 dlid = be16_to_cpu(lrh->dlid);
+	struct net_device *ndev = skb->dev;
+	const struct ib_grh *grh = NULL;
+	u8 dmac[ETH_ALEN];
+
+	if (rxe_ib_lrh_lnh(lrh) == IB_LNH_IBA_GLOBAL)
+		grh = (const struct ib_grh *)(lrh + 1);
+
+	if (rxe_ib_lid_is_mcast(dlid))
+		rxe_ib_mcast_loop(skb, pkt);
+
+	rxe_ib_dmac(pkt->rxe->ib, dlid, grh, dmac);
+
+	if (dev_hard_header(skb, ndev, RXE_IB_ETH_P, dmac, ndev->dev_addr,
+			    skb->len) < 0) {
+		rxe_counter_inc(pkt->rxe, RXE_CNT_SEND_ERR);
+		kfree_skb(skb);
+		return 0;
+	}
+
+	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
+		rxe_counter_inc(pkt->rxe, RXE_CNT_SEND_ERR);
+
+	return 0;
+}
+
+/**
+ * rxe_ib_icrc_pshdr() - the LRH and GRH of a packet with the variant fields
+ *			 masked, as the ICRC covers them (IBA 7.8.1)
+ * @skb: the packet, network header at the LRH
+ * @pshdr: buffer for the masked headers, at least LRH + GRH bytes
+ *
+ * Return: the number of bytes written to @pshdr
+ */
+unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr)
+{
+	const struct rxe_ib_lrh *lrh = (void *)skb_network_header(skb);
+	unsigned int len = RXE_IB_LRH_BYTES;
+
+	memcpy(pshdr, lrh, len);
+	((struct rxe_ib_lrh *)pshdr)->vl_lver |= 0xf0;	/* VL */
+
+	if (rxe_ib_lrh_lnh(lrh) == IB_LNH_IBA_GLOBAL) {
+		struct ib_grh *grh = (struct ib_grh *)(pshdr + len);
+
+		memcpy(grh, lrh + 1, sizeof(*grh));
+		/* traffic class and flow label */
+		grh->version_tclass_flow |= cpu_to_be32(0x0fffffff);
+		grh->hop_limit = 0xff;
+		len += sizeof(*grh);
+	}
+
+	return len;
+}
+
+/* receive */
+
+static const struct rxe_ib_lrh *rxe_ib_pkt_lrh(struct sk_buff *skb)
+{
+	return (const struct rxe_ib_lrh *)skb_network_header(skb);
+}
+
+/**
+ * rxe_ib_check_addr() - check the source of an RC or UC packet
+ * @pkt: the received packet
+ * @qp: its QP
+ *
+ * Return: 0 when the packet comes from the QP's destination LID
+ */
+int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp)
+{
+	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(PKT_TO_SKB(pkt));
+
+	if (be16_to_cpu(lrh->slid) != rxe_ib_av(&qp->pri_av)->dlid)
+		return -EINVAL;
+
+	return 0;
+}
+
+/**
+ * rxe_ib_pkt_dgid() - the DGID of a received packet
+ * @skb: the packet, network header at the LRH
+ *
+ * Return: the DGID in the GRH, NULL when the packet has no GRH
+ */
+union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb)
+{
+	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(skb);
+
+	if (rxe_ib_lrh_lnh(lrh) != IB_LNH_IBA_GLOBAL)
+		return NULL;
+
+	return &((struct ib_grh *)(lrh + 1))->dgid;
+}
+
+/**
+ * rxe_ib_ud_hdr() - the 40 bytes a UD receive places before the payload
+ * @skb: the received packet
+ * @hdr: the GRH of the packet, zeroes when it has none
+ */
+void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr)
+{
+	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(skb);
+
+	if (rxe_ib_lrh_lnh(lrh) == IB_LNH_IBA_GLOBAL)
+		memcpy(&hdr->ibgrh, lrh + 1, sizeof(hdr->ibgrh));
+	else
+		memset(hdr, 0, sizeof(*hdr));
+}
+
+/**
+ * rxe_ib_pkt_src() - the fields of a receive completion that come from
+ *		      the LRH
+ * @skb: the received packet
+ * @slid: source LID
+ * @sl: service level
+ *
+ * Return: whether the packet had a GRH
+ */
+bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
+{
+	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(skb);
+
+	*slid = be16_to_cpu(lrh->slid);
+	*sl = rxe_ib_lrh_sl(lrh);
+	return rxe_ib_lrh_lnh(lrh) == IB_LNH_IBA_GLOBAL;
+}
+
+static bool rxe_ib_own_gid(struct rxe_dev *rxe, const union ib_gid *gid)
+{
+	return gid->global.subnet_prefix == rxe->port.subnet_prefix &&
+	       gid->global.interface_id == rxe->port.port_guid;
+}
+
+/*
+ * Check an incoming frame and hand the IB packet in it to rxe_rcv().
+ * Context: softirq.
+ */
+static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	unsigned int len, hdr_len = RXE_IB_LRH_BYTES;
+	const struct rxe_ib_lrh *lrh;
+	struct rxe_pkt_info *pkt;
+	struct rxe_dev *rxe;
+	u16 dlid, slid;
+	u32 mask = 0;
+
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    skb->pkt_type == PACKET_LOOPBACK)
+		goto drop_skb;
+
+	/* takes a reference on rxe->ib_dev, dropped when the skb is freed */
+	rxe = rxe_get_dev_from_net(ndev);
+	if (!rxe)
+		goto drop_skb;
+	if (!rxe_is_ib(rxe))
+		goto drop;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		goto put_dev;
+
+	if (skb_linearize(skb) || skb->len < RXE_IB_LRH_BYTES)
+		goto drop;
+
+	skb_reset_network_header(skb);
+	lrh = rxe_ib_pkt_lrh(skb);
+	len = rxe_ib_lrh_len(lrh);
+	if (rxe_ib_lrh_lver(lrh) != 0 || len > skb->len ||
+	    len < RXE_IB_LRH_BYTES + RXE_BTH_BYTES + RXE_ICRC_SIZE)
+		goto drop;
+
+	/* strip the Ethernet padding */
+	if (pskb_trim(skb, len))
+		goto drop;
+
+	dlid = be16_to_cpu(lrh->dlid);
+	slid = be16_to_cpu(lrh->slid);
+	if (dlid != rxe->ib->lid && !rxe_ib_lid_is_mcast(dlid))
+		goto drop;
+	if (!slid || rxe_ib_lid_is_mcast(slid))
+		goto drop;
+	if (slid == rxe->ib->lid) {
+		if (!ether_addr_equal(eth_hdr(skb)->h_source, ndev->dev_addr))
+			rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM\n",
+				    slid, ndev->name, eth_hdr(skb)->h_source);
+		goto drop;
+	}
+
+	switch (rxe_ib_lrh_lnh(lrh)) {
+	case IB_LNH_IBA_LOCAL:
+		break;
+	case IB_LNH_IBA_GLOBAL: {
+		const struct ib_grh *grh = (const struct ib_grh *)(lrh + 1);
+		u32 ver;
+
+		hdr_len += sizeof(*grh);
+		if (len < hdr_len + RXE_BTH_BYTES + RXE_ICRC_SIZE)
+			goto drop;
+		ver = be32_to_cpu(grh->version_tclass_flow) >>
+		      IB_GRH_VERSION_SHIFT;
+		if (ver != IB_GRH_VERSION || grh->next_hdr != IB_GRH_NEXT_HDR)
+			goto drop;
+		if (!rdma_is_multicast_addr((struct in6_addr *)grh->dgid.raw) &&
+		    !rxe_ib_own_gid(rxe, &grh->dgid))
+			goto drop;
+		mask = RXE_GRH_MASK;
+		break;
+	}
+	default:
+		goto drop;
+	}
+
+	rxe_ib_neigh_learn(rxe->ib, slid, eth_hdr(skb)->h_source);
+
+	pkt = SKB_TO_PKT(skb);
+	pkt->rxe = rxe;
+	pkt->port_num = RXE_PORT;
+	pkt->hdr = skb->data + hdr_len;
+	pkt->mask = mask;
+	pkt->paylen = len - hdr_len;
+	skb_pull(skb, hdr_len);
+
+	/* consumes the skb and the device reference */
+	rxe_rcv(skb);
+	return NET_RX_SUCCESS;
+
+drop:
+	kfree_skb(skb);
+put_dev:
+	ib_device_put(&rxe->ib_dev);
+	return NET_RX_DROP;
+drop_skb:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+static struct packet_type rxe_ib_packet_type __read_mostly = {
+	.type = cpu_to_be16(RXE_IB_ETH_P),
+	.func = rxe_ib_rcv,
+};
+
+/* the "sib" link type: rdma link add NAME type sib netdev NETDEV */
+
+static int rxe_ib_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct rxe_dev *rxe;
+
+	if (is_vlan_dev(ndev) || ndev->type != ARPHRD_ETHER) {
+		rxe_err("sib needs an Ethernet device, not %s\n", ndev->name);
+		return -EPERM;
+	}
+
+	rxe = rxe_get_dev_from_net(ndev);
+	if (rxe) {
+		ib_device_put(&rxe->ib_dev);
+		rxe_err_dev(rxe, "already configured on %s\n", ndev->name);
+		return -EEXIST;
+	}
+
+	return rxe_net_add(ibdev_name, ndev, true);
+}
+
+static struct rdma_link_ops rxe_ib_link_ops = {
+	.type = "sib",
+	.newlink = rxe_ib_newlink,
+};
+
+/**
+ * rxe_ib_module_init() - offer the sib link type, receive its frames
+ */
+void rxe_ib_module_init(void)
+{
+	dev_add_pack(&rxe_ib_packet_type);
+	rdma_link_register(&rxe_ib_link_ops);
+}
+
+/**
+ * rxe_ib_module_exit() - undo rxe_ib_module_init()
+ */
+void rxe_ib_module_exit(void)
+{
+	rdma_link_unregister(&rxe_ib_link_ops);
+	dev_remove_pack(&rxe_ib_packet_type);
+}
+
+MODULE_ALIAS_RDMA_LINK("sib");

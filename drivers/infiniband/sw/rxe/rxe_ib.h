@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Soft InfiniBand: the InfiniBand link layer mode of rxe (a test device).
+ * See Documentation/infiniband/soft_ib.rst.
+ */
+
+#ifndef RXE_IB_H
+#define RXE_IB_H
+
+#include <linux/if_ether.h>
+#include <linux/xarray.h>
+
+struct rxe_dev;
+struct rxe_av;
+struct rxe_qp;
+struct rxe_pkt_info;
+
+/* EtherType of the frames carrying the IB packets: IEEE 802 Local
+ * Experimental EtherType 1, meant for prototypes.
+ */
+#define RXE_IB_ETH_P		ETH_P_802_EX1
+
+#define RXE_IB_LID_UCAST_MAX	0xbfff
+#define RXE_IB_LID_MCAST_MIN	0xc000
+#define RXE_IB_LID_PERMISSIVE	0xffff
+#define RXE_IB_DEFAULT_SL	0
+#define RXE_IB_PORT_RATE	IB_RATE_10_GBPS
+
+/* rxe_av.network_type of an IB address vector (RoCE uses 1 and 2) */
+#define RXE_IB_NETWORK_TYPE	0x80
+
+/**
+ * struct rxe_ib_lrh - InfiniBand local route header (IBA 7.7)
+ * @vl_lver: VL (4 bits), LVer (4 bits)
+ * @sl_lnh: SL (4 bits), reserved (2 bits), LNH (2 bits)
+ * @dlid: destination LID
+ * @pktlen: reserved (5 bits), packet length in 4-byte words from the LRH
+ *	through the ICRC (11 bits)
+ * @slid: source LID
+ */
+struct rxe_ib_lrh {
+	u8	vl_lver;
+	u8	sl_lnh;
+	__be16	dlid;
+	__be16	pktlen;
+	__be16	slid;
+};
+
+#define RXE_IB_LRH_BYTES	sizeof(struct rxe_ib_lrh)
+#define RXE_IB_PKTLEN_MASK	0x7ff
+
+static inline u8 rxe_ib_lrh_lnh(const struct rxe_ib_lrh *lrh)
+{
+	return lrh->sl_lnh & 0x3;
+}
+
+static inline u8 rxe_ib_lrh_sl(const struct rxe_ib_lrh *lrh)
+{
+	return lrh->sl_lnh >> 4;
+}
+
+static inline u8 rxe_ib_lrh_lver(const struct rxe_ib_lrh *lrh)
+{
+	return lrh->vl_lver & 0xf;
+}
+
+static inline unsigned int rxe_ib_lrh_len(const struct rxe_ib_lrh *lrh)
+{
+	return (be16_to_cpu(lrh->pktlen) & RXE_IB_PKTLEN_MASK) * 4;
+}
+
+static inline bool rxe_ib_lid_is_mcast(u16 lid)
+{
+	return lid >= RXE_IB_LID_MCAST_MIN;
+}
+
+/**
+ * struct rxe_ib_av - IB addressing of an address vector
+ * @dlid: destination LID
+ * @sl: service level
+ * @src_path_bits: source path bits (always 0, LMC is 0)
+ * @global: the packets carry a GRH
+ *
+ * Stored in the sgid_addr member of struct rxe_av, which only the IP
+ * encapsulation of RoCE uses.
+ */
+struct rxe_ib_av {
+	u16	dlid;
+	u8	sl;
+	u8	src_path_bits;
+	u8	global;
+};
+
+/**
+ * struct rxe_ib - state of the InfiniBand mode of an rxe device
+ * @lid: the port's LID, fixed at creation
+ * @ndev: the underlying netdevice, held for the life of the device so the
+ *	packet path (also in softirq context) needs no lookup
+ * @ndev_tracker: tracks the reference on @ndev
+ * @neigh: LID -> struct rxe_ib_neigh, the learned MAC addresses of the
+ *	peers; entries are freed with kfree_rcu(), read under RCU.  The
+ *	xarray's own lock serialises the updates.
+ */
+struct rxe_ib {
+	u16			lid;
+	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+	struct xarray		neigh;
+};
+
+u16 rxe_ib_lid_from_guid(__be64 guid);
+bool rxe_ib_guid_to_mac(__be64 guid, u8 *mac);
+
+#if IS_ENABLED(CONFIG_RDMA_RXE_IB)
+
+static inline bool rxe_is_ib(const struct rxe_dev *rxe)
+{
+	return !!rxe->ib;
+}
+
+static inline struct rxe_ib_av *rxe_ib_av(struct rxe_av *av)
+{
+	BUILD_BUG_ON(sizeof(struct rxe_ib_av) > sizeof(av->sgid_addr));
+	return (struct rxe_ib_av *)&av->sgid_addr;
+}
+
+int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev);
+void rxe_ib_cleanup(struct rxe_dev *rxe);
+void rxe_ib_set_device_ops(struct rxe_dev *rxe);
+void rxe_ib_module_init(void);
+void rxe_ib_module_exit(void);
+
+int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr);
+void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av);
+void rxe_ib_av_to_attr(struct rxe_av *av, struct rdma_ah_attr *attr);
+
+struct sk_buff *rxe_ib_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
+				   int paylen, struct rxe_pkt_info *pkt);
+int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
+		   struct sk_buff *skb);
+int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt);
+unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr);
+int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
+union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
+void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
+bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
+void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid);
+
+#else
+
+static inline bool rxe_is_ib(const struct rxe_dev *rxe)
+{
+	return false;
+}
+
+static inline struct rxe_ib_av *rxe_ib_av(struct rxe_av *av)
+{
+	return NULL;
+}
+
+static inline int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void rxe_ib_cleanup(struct rxe_dev *rxe) {}
+static inline void rxe_ib_set_device_ops(struct rxe_dev *rxe) {}
+static inline void rxe_ib_module_init(void) {}
+static inline void rxe_ib_module_exit(void) {}
+
+static inline int rxe_ib_chk_attr(struct rxe_dev *rxe,
+				  struct rdma_ah_attr *attr)
+{
+	return -EINVAL;
+}
+
+static inline void rxe_ib_init_av(struct rdma_ah_attr *attr,
+				  struct rxe_av *av) {}
+static inline void rxe_ib_av_to_attr(struct rxe_av *av,
+				     struct rdma_ah_attr *attr) {}
+
+static inline struct sk_buff *rxe_ib_init_packet(struct rxe_dev *rxe,
+						 struct rxe_av *av, int paylen,
+						 struct rxe_pkt_info *pkt)
+{
+	return NULL;
+}
+
+static inline int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
+				 struct sk_buff *skb)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr)
+{
+	return 0;
+}
+
+static inline int rxe_ib_check_addr(struct rxe_pkt_info *pkt,
+				    struct rxe_qp *qp)
+{
+	return -EINVAL;
+}
+
+static inline union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb)
+{
+	return NULL;
+}
+
+static inline void rxe_ib_ud_hdr(struct sk_buff *skb,
+				 union rdma_network_hdr *hdr) {}
+
+static inline bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
+{
+	return false;
+}
+
+static inline void rxe_ib_learn_gid(struct rxe_dev *rxe,
+				    const union ib_gid *gid) {}
+
+#endif /* CONFIG_RDMA_RXE_IB */
+
+#endif /* RXE_IB_H */

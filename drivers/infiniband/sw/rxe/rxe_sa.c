@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Soft InfiniBand: the built-in subnet administration responder.
+ *
+ * Every sib port is its own SM and SA: its SM LID is its own LID, so the
+ * queries of ib_sa come back to the node, where this agent answers them
+ * from deterministic rules (Documentation/infiniband/soft_ib.rst).
+ *
+ * rxe_sa_process() and its helpers parse a request and build the response;
+ * they touch nothing but their arguments and are tested by rxe_sa_kunit.c.
+ * The agent at the end of the file connects them to the MAD layer.
+ */
+
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+#include <rdma/ib_cache.h>
+
+#include "rxe.h"
+#include "rxe_loc.h"
+#include "rxe_sa.h"
+
+static bool rxe_sa_selected(const struct ib_sa_mad *mad, ib_sa_comp_mask bit)
+{
+	return !!(mad->sa_hdr.comp_mask & bit);
+}
+
+/*
+ * Does @have satisfy the (selector, value) pair of a request?  Without a
+ * selected selector the value must match exactly.
+ */
+static bool rxe_sa_sel_ok(bool sel_given, u8 sel, int value, int have)
+{
+	if (!sel_given)
+		return have == value;
+
+	switch (sel) {
+	case IB_SA_GT:
+		return have > value;
+	case IB_SA_LT:
+		return have < value;
+	case IB_SA_EQ:
+		return have == value;
+	default:	/* IB_SA_BEST */
+		return true;
+	}
+}
+
+static int rxe_sa_rate_mbps(u8 rate)
+{
+	return ib_rate_to_mbps(rate);
+}
+
+/**
+ * rxe_sa_mlid() - the MLID of a multicast group
+ * @mgid: the group's MGID
+ *
+ * The same on every node: a hash of the MGID into 0xC000-0xFFFE.
+ *
+ * Return: the MLID
+ */
+u16 rxe_sa_mlid(const union ib_gid *mgid)
+{
+	u32 w[4];
+
+	memcpy(w, mgid->raw, sizeof(w));
+	return RXE_IB_LID_MCAST_MIN +
+	       jhash2(w, ARRAY_SIZE(w), 0) % (RXE_IB_LID_PERMISSIVE -
+					      RXE_IB_LID_MCAST_MIN);
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sa_mlid);
+
+static void rxe_sa_class_port_info(struct rxe_sa *sa, struct ib_sa_mad *resp)
+{
+	struct ib_class_port_info *cpi = (struct ib_class_port_info *)resp->data;
+
+	memset(cpi, 0, sizeof(*cpi));
+	cpi->base_version = IB_MGMT_BASE_VERSION;
+	cpi->class_version = IB_SA_CLASS_VERSION;
+	ib_set_cpi_resp_time(cpi, RXE_SA_RESP_TIME);
+	ib_set_cpi_capmask2(cpi, IB_SA_CAP_MASK2_SENDONLY_FULL_MEM_SUPPORT);
+}
+
+/* PathRecord */
+
+static bool rxe_sa_gid_is_local(const struct rxe_sa *sa, const u8 *gid)
+{
+	return !memcmp(gid, sa->port.gid.raw, 8);	/* subnet prefix */
+}
+
+/*
+ * Fill @rec with the path to the DGID of @req.
+ * Return: 0, or -ENOENT when no such path exists
+ */
+static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
+		       struct rxe_sa_path_rec *rec)
+{
+	const struct rxe_sa_path_rec *q = (const void *)req->data;
+	union ib_gid dgid;
+	u16 dlid;
+
+	if (!rxe_sa_selected(req, IB_SA_PATH_REC_DGID))
+		return -ENOENT;
+	memcpy(dgid.raw, q->dgid, sizeof(dgid.raw));
+
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_SGID) &&
+	    memcmp(q->sgid, sa->port.gid.raw, sizeof(q->sgid)))
+		return -ENOENT;
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_SLID) &&
+	    be16_to_cpu(q->slid) != sa->port.lid)
+		return -ENOENT;
+
+	if (rdma_is_multicast_addr((struct in6_addr *)dgid.raw)) {
+		dlid = rxe_sa_mlid(&dgid);
+	} else {
+		if (!rxe_sa_gid_is_local(sa, q->dgid))
+			return -ENOENT;
+		dlid = rxe_ib_lid_from_guid(dgid.global.interface_id);
+	}
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_DLID) &&
+	    be16_to_cpu(q->dlid) != dlid)
+		return -ENOENT;
+
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_PKEY) &&
+	    (be16_to_cpu(q->pkey) & 0x7fff) != 0x7fff)
+		return -ENOENT;
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_SL) &&
+	    (be16_to_cpu(q->qos_sl) & 0xf) != RXE_IB_DEFAULT_SL)
+		return -ENOENT;
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_MTU) &&
+	    !rxe_sa_sel_ok(rxe_sa_selected(req, IB_SA_PATH_REC_MTU_SELECTOR),
+			   q->mtu >> 6, q->mtu & 0x3f, sa->port.mtu))
+		return -ENOENT;
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_RATE) &&
+	    !rxe_sa_sel_ok(rxe_sa_selected(req, IB_SA_PATH_REC_RATE_SELECTOR),
+			   q->rate >> 6, rxe_sa_rate_mbps(q->rate & 0x3f),
+			   rxe_sa_rate_mbps(sa->port.rate)))
+		return -ENOENT;
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_PACKET_LIFE_TIME) &&
+	    !rxe_sa_sel_ok(rxe_sa_selected(req,
+				IB_SA_PATH_REC_PACKET_LIFE_TIME_SELECTOR),
+			   q->pkt_life >> 6, q->pkt_life & 0x3f,
+			   RXE_SA_PKT_LIFE))
+		return -ENOENT;
+
+	memset(rec, 0, sizeof(*rec));
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_SERVICE_ID))
+		rec->service_id = q->service_id;
+	memcpy(rec->dgid, dgid.raw, sizeof(rec->dgid));
+	memcpy(rec->sgid, sa->port.gid.raw, sizeof(rec->sgid));
+	rec->dlid = cpu_to_be16(dlid);
+	rec->slid = cpu_to_be16(sa->port.lid);
+	rec->raw_flow_hop = 0;		/* flow label 0, hop limit 0 */
+	rec->tclass = 0;
+	rec->rev_numb_path = 0x80 | 1;	/* reversible, one path */
+	rec->pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	rec->qos_sl = cpu_to_be16(RXE_IB_DEFAULT_SL);
+	rec->mtu = IB_SA_EQ << 6 | sa->port.mtu;
+	rec->rate = IB_SA_EQ << 6 | sa->port.rate;
+	rec->pkt_life = IB_SA_EQ << 6 | RXE_SA_PKT_LIFE;
+	return 0;
+}
+
+/* MCMemberRecord */
+
+static struct rxe_sa_group *rxe_sa_find_group(struct rxe_sa *sa,
+					      const u8 *mgid)
+{
+	struct rxe_sa_group *g;
+
+	list_for_each_entry(g, &sa->groups, list)
+		if (!memcmp(g->rec.mgid, mgid, sizeof(g->rec.mgid)))
+			return g;
+
+	return NULL;
+}
+
+static struct rxe_sa_member *rxe_sa_find_member(struct rxe_sa_group *g,
+						const u8 *gid)
+{
+	struct rxe_sa_member *m;
+
+	list_for_each_entry(m, &g->members, list)
+		if (!memcmp(m->gid.raw, gid, sizeof(m->gid.raw)))
+			return m;
+
+	return NULL;
+}
+
+static void rxe_sa_free_group(struct rxe_sa *sa, struct rxe_sa_group *g)
+{
+	struct rxe_sa_member *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &g->members, list) {
+		list_del(&m->list);
+		kfree(m);
+	}
+	list_del(&g->list);
+	sa->ngroups--;
+	kfree(g);
+}
+
+/* The record of a new group: the request where selected, else defaults. */
+static int rxe_sa_new_group_rec(struct rxe_sa *sa, const struct ib_sa_mad *req,
+				struct rxe_sa_mcmember_rec *rec)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	u32 sl = RXE_IB_DEFAULT_SL, flow = 0, hop = 0;
+	u8 mtu = sa->port.mtu, rate = sa->port.rate;
+
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MTU)) {
+		bool sel = rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MTU_SELECTOR);
+
+		if (!sel || q->mtu >> 6 == IB_SA_EQ)
+			mtu = q->mtu & 0x3f;
+		if (mtu > sa->port.mtu || !mtu ||
+		    !rxe_sa_sel_ok(sel, q->mtu >> 6, q->mtu & 0x3f, mtu))
+			return -EINVAL;
+	}
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_RATE)) {
+		bool sel = rxe_sa_selected(req, IB_SA_MCMEMBER_REC_RATE_SELECTOR);
+
+		if (!sel || q->rate >> 6 == IB_SA_EQ)
+			rate = q->rate & 0x3f;
+		if (rxe_sa_rate_mbps(rate) <= 0 ||
+		    !rxe_sa_sel_ok(sel, q->rate >> 6,
+				   rxe_sa_rate_mbps(q->rate & 0x3f),
+				   rxe_sa_rate_mbps(rate)))
+			return -EINVAL;
+	}
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_SL))
+		sl = be32_to_cpu(q->sl_flow_hop) >> 28;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_FLOW_LABEL))
+		flow = be32_to_cpu(q->sl_flow_hop) >> 8 & 0xfffff;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_HOP_LIMIT))
+		hop = be32_to_cpu(q->sl_flow_hop) & 0xff;
+
+	memset(rec, 0, sizeof(*rec));
+	memcpy(rec->mgid, q->mgid, sizeof(rec->mgid));
+	rec->qkey = cpu_to_be32(RXE_SA_QKEY_DEFAULT);
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_QKEY) && q->qkey)
+		rec->qkey = q->qkey;
+	rec->mlid = cpu_to_be16(rxe_sa_mlid((const union ib_gid *)q->mgid));
+	rec->mtu = IB_SA_EQ << 6 | mtu;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_TRAFFIC_CLASS))
+		rec->tclass = q->tclass;
+	rec->pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	rec->rate = IB_SA_EQ << 6 | rate;
+	rec->pkt_life = IB_SA_EQ << 6 | RXE_SA_PKT_LIFE;
+	rec->sl_flow_hop = cpu_to_be32(sl << 28 | flow << 8 | hop);
+	rec->scope_join = (q->mgid[1] & 0xf) << 4;
+	return 0;
+}
+
+/* Can a join with @req become a member of the group @g? */
+static bool rxe_sa_join_ok(const struct rxe_sa_group *g,
+			   const struct ib_sa_mad *req)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	const struct rxe_sa_mcmember_rec *r = &g->rec;
+
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_QKEY) && q->qkey &&
+	    q->qkey != r->qkey)
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MLID) && q->mlid &&
+	    q->mlid != r->mlid)
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MTU) &&
+	    !rxe_sa_sel_ok(rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MTU_SELECTOR),
+			   q->mtu >> 6, q->mtu & 0x3f, r->mtu & 0x3f))
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_RATE) &&
+	    !rxe_sa_sel_ok(rxe_sa_selected(req, IB_SA_MCMEMBER_REC_RATE_SELECTOR),
+			   q->rate >> 6, rxe_sa_rate_mbps(q->rate & 0x3f),
+			   rxe_sa_rate_mbps(r->rate & 0x3f)))
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_SL) &&
+	    (q->sl_flow_hop ^ r->sl_flow_hop) & cpu_to_be32(0xf0000000))
+		return false;
+
+	return true;
+}
+
+static int rxe_sa_mcm_join(struct rxe_sa *sa, const struct ib_sa_mad *req,
+			   struct rxe_sa_mcmember_rec *rec)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	u8 join = q->scope_join & 0xf;
+	struct rxe_sa_member *m;
+	struct rxe_sa_group *g;
+	bool new_group = false;
+
+	if (!rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MGID) ||
+	    !rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PORT_GID) ||
+	    !rxe_sa_selected(req, IB_SA_MCMEMBER_REC_JOIN_STATE) || !join)
+		return RXE_SA_STATUS_REQ_INVALID;
+	/* no SA-assigned MGIDs: the MGID must be a multicast GID */
+	if (q->mgid[0] != 0xff)
+		return RXE_SA_STATUS_REQ_INVALID;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PKEY) &&
+	    (be16_to_cpu(q->pkey) & 0x7fff) != 0x7fff)
+		return RXE_SA_STATUS_REQ_INVALID;
+
+	g = rxe_sa_find_group(sa, q->mgid);
+	if (!g) {
+		if (sa->ngroups >= RXE_SA_MAX_GROUPS)
+			return RXE_SA_STATUS_NO_RESOURCES;
+		g = kzalloc(sizeof(*g), GFP_KERNEL);
+		if (!g)
+			return RXE_SA_STATUS_NO_RESOURCES;
+		if (rxe_sa_new_group_rec(sa, req, &g->rec)) {
+			kfree(g);
+			return RXE_SA_STATUS_REQ_INVALID;
+		}
+		INIT_LIST_HEAD(&g->members);
+		list_add_tail(&g->list, &sa->groups);
+		sa->ngroups++;
+		new_group = true;
+	} else if (!rxe_sa_join_ok(g, req)) {
+		return RXE_SA_STATUS_REQ_INVALID;
+	}
+
+	m = rxe_sa_find_member(g, q->port_gid);
+	if (!m) {
+		m = kzalloc(sizeof(*m), GFP_KERNEL);
+		if (!m) {
+			if (new_group)
+				rxe_sa_free_group(sa, g);
+			return RXE_SA_STATUS_NO_RESOURCES;
+		}
+		memcpy(m->gid.raw, q->port_gid, sizeof(m->gid.raw));
+		list_add_tail(&m->list, &g->members);
+	}
+	m->join_state |= join;
+
+	*rec = g->rec;
+	memcpy(rec->port_gid, q->port_gid, sizeof(rec->port_gid));
+	rec->scope_join = (rec->scope_join & 0xf0) | m->join_state;
+	return 0;
+}
+
+static int rxe_sa_mcm_leave(struct rxe_sa *sa, const struct ib_sa_mad *req,
+			    struct rxe_sa_mcmember_rec *rec)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	u8 leave = q->scope_join & 0xf;
+	struct rxe_sa_member *m;
+	struct rxe_sa_group *g;
+
+	if (!rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MGID) ||
+	    !rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PORT_GID) ||
+	    !rxe_sa_selected(req, IB_SA_MCMEMBER_REC_JOIN_STATE) || !leave)
+		return RXE_SA_STATUS_REQ_INVALID;
+
+	g = rxe_sa_find_group(sa, q->mgid);
+	m = g ? rxe_sa_find_member(g, q->port_gid) : NULL;
+	if (!m)
+		return RXE_SA_STATUS_REQ_INVALID;
+
+	*rec = g->rec;
+	memcpy(rec->port_gid, q->port_gid, sizeof(rec->port_gid));
+	rec->scope_join = (rec->scope_join & 0xf0) | (m->join_state & leave);
+
+	m->join_state &= ~leave;
+	if (!m->join_state) {
+		list_del(&m->list);
+		kfree(m);
+	}
+	if (list_empty(&g->members))
+		rxe_sa_free_group(sa, g);
+
+	return 0;
+}
+
+static int rxe_sa_mcm_get(struct rxe_sa *sa, const struct ib_sa_mad *req,
+			  struct rxe_sa_mcmember_rec *rec)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	struct rxe_sa_group *g;
+
+	if (!rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MGID))
+		return RXE_SA_STATUS_REQ_INVALID;
+
+	g = rxe_sa_find_group(sa, q->mgid);
+	if (!g)
+		return RXE_SA_STATUS_NO_RECORDS;
+
+	*rec = g->rec;
+	return 0;
+}
+
+static void rxe_sa_resp_init(const struct ib_sa_mad *req,
+			     struct ib_sa_mad *resp, u8 method)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->mad_hdr = req->mad_hdr;
+	resp->mad_hdr.method = method;
+	resp->mad_hdr.status = 0;
+	resp->sa_hdr.comp_mask = req->sa_hdr.comp_mask;
+}
+
+/**
+ * rxe_sa_process() - answer an SA request
+ * @sa: the responder's state; the caller serialises calls
+ * @req: the received MAD
+ * @req_len: bytes received, at least the size of a MAD for a valid request
+ * @resp: the response MAD, built here
+ * @reply: how to send @resp
+ *
+ * Context: process context (may allocate with GFP_KERNEL).
+ * Return: 0 when @resp must be sent, -EINVAL when nothing is to be sent
+ *	(a response, a MAD of another class, a truncated MAD).
+ */
+int rxe_sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
+		   size_t req_len, struct ib_sa_mad *resp,
+		   struct rxe_sa_reply *reply)
+{
+	const struct ib_mad_hdr *hdr = &req->mad_hdr;
+	u8 method = hdr->method;
+	u16 status = 0;
+	int err;
+
+	reply->data_len = 0;
+	reply->rmpp = false;
+
+	if (req_len < sizeof(*req) || hdr->mgmt_class != IB_MGMT_CLASS_SUBN_ADM)
+		return -EINVAL;
+	if (method & IB_MGMT_METHOD_RESP)
+		return -EINVAL;
+
+	switch (method) {
+	case IB_MGMT_METHOD_GET:
+	case IB_MGMT_METHOD_SET:
+		rxe_sa_resp_init(req, resp, IB_MGMT_METHOD_GET_RESP);
+		break;
+	case IB_SA_METHOD_GET_TABLE:
+		rxe_sa_resp_init(req, resp, IB_SA_METHOD_GET_TABLE_RESP);
+		reply->rmpp = true;
+		break;
+	case IB_SA_METHOD_DELETE:
+		rxe_sa_resp_init(req, resp, IB_SA_METHOD_DELETE_RESP);
+		break;
+	default:
+		rxe_sa_resp_init(req, resp, IB_MGMT_METHOD_GET_RESP);
+		resp->mad_hdr.status =
+			cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD);
+		return 0;
+	}
+
+	if (hdr->base_version != IB_MGMT_BASE_VERSION ||
+	    hdr->class_version != IB_SA_CLASS_VERSION) {
+		resp->mad_hdr.status =
+			cpu_to_be16(IB_MGMT_MAD_STATUS_BAD_VERSION);
+		reply->rmpp = false;
+		return 0;
+	}
+
+	switch (be16_to_cpu(hdr->attr_id)) {
+	case RXE_SA_ATTR_CLASS_PORTINFO:
+		if (method != IB_MGMT_METHOD_GET)
+			goto bad_method_attr;
+		rxe_sa_class_port_info(sa, resp);
+		reply->data_len = sizeof(struct ib_class_port_info);
+		break;
+
+	case RXE_SA_ATTR_PATH_REC: {
+		struct rxe_sa_path_rec *rec = (void *)resp->data;
+
+		if (method != IB_MGMT_METHOD_GET &&
+		    method != IB_SA_METHOD_GET_TABLE)
+			goto bad_method_attr;
+		memcpy(resp->data, req->data, sizeof(*rec));
+		err = rxe_sa_path(sa, req, rec);
+		if (method == IB_SA_METHOD_GET_TABLE) {
+			resp->sa_hdr.attr_offset =
+				cpu_to_be16(RXE_SA_PATH_REC_WORDS);
+			reply->data_len = err ? 0 : sizeof(*rec);
+		} else if (err) {
+			status = RXE_SA_STATUS_NO_RECORDS;
+		} else {
+			reply->data_len = sizeof(*rec);
+		}
+		break;
+	}
+
+	case RXE_SA_ATTR_MCMEMBER_REC: {
+		struct rxe_sa_mcmember_rec *rec = (void *)resp->data;
+
+		memcpy(resp->data, req->data, sizeof(*rec));
+		switch (method) {
+		case IB_MGMT_METHOD_SET:
+			status = rxe_sa_mcm_join(sa, req, rec);
+			break;
+		case IB_SA_METHOD_DELETE:
+			status = rxe_sa_mcm_leave(sa, req, rec);
+			break;
+		case IB_MGMT_METHOD_GET:
+			status = rxe_sa_mcm_get(sa, req, rec);
+			break;
+		default:
+			goto bad_method_attr;
+		}
+		if (!status)
+			reply->data_len = sizeof(*rec);
+		break;
+	}
+
+	default:
+		resp->mad_hdr.status =
+			cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+		reply->rmpp = false;
+		return 0;
+	}
+
+	resp->mad_hdr.status = cpu_to_be16(status);
+	return 0;
+
+bad_method_attr:
+	resp->mad_hdr.status =
+		cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	reply->rmpp = false;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sa_process);
+
+/**
+ * rxe_sa_init() - initialise the responder's state
+ * @sa: the state
+ * @port: the port it answers for
+ */
+void rxe_sa_init(struct rxe_sa *sa, const struct rxe_sa_port *port)
+{
+	sa->port = *port;
+	INIT_LIST_HEAD(&sa->groups);
+	sa->ngroups = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sa_init);
+
+/**
+ * rxe_sa_cleanup() - forget all groups
+ * @sa: the state
+ */
+void rxe_sa_cleanup(struct rxe_sa *sa)
+{
+	struct rxe_sa_group *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, &sa->groups, list)
+		rxe_sa_free_group(sa, g);
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sa_cleanup);
+
+/* the agent: one per sib port, an ib_client so it lives as long as the
+ * MAD port it is registered on
+ */
+
+/**
+ * struct rxe_sa_agent - the SA responder of a sib device
+ * @agent: MAD agent for the SA class requests (Get, Set, GetTable, Delete)
+ * @rxe: the device
+ * @lock: serialises the requests; protects @sa
+ * @sa: the responder's state
+ */
+struct rxe_sa_agent {
+	struct ib_mad_agent	*agent;
+	struct rxe_dev		*rxe;
+	struct mutex		lock; /* protects sa */
+	struct rxe_sa		sa;
+};
+
+static struct ib_client rxe_sa_client;
+
+static void rxe_sa_send_handler(struct ib_mad_agent *mad_agent,
+				struct ib_mad_send_wc *send_wc)
+{
+	struct ib_mad_send_buf *msg = send_wc->send_buf;
+
+	rdma_destroy_ah(msg->ah, 0);
+	ib_free_send_mad(msg);
+}
+
+static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
+			      struct ib_mad_recv_wc *recv_wc,
+			      const struct ib_sa_mad *resp,
+			      const struct rxe_sa_reply *reply)
+{
+	struct ib_mad_send_buf *msg;
+	struct ib_sa_mad *out;
+	struct ib_ah *ah;
+
+	ah = ib_create_ah_from_wc(mad_agent->qp->pd, recv_wc->wc,
+				  recv_wc->recv_buf.grh, mad_agent->port_num);
+	if (IS_ERR(ah))
+		return;
+
+	msg = ib_create_send_mad(mad_agent, recv_wc->wc->src_qp,
+				 recv_wc->wc->pkey_index, reply->rmpp,
+				 IB_MGMT_SA_HDR,
+				 reply->rmpp ? reply->data_len : IB_MGMT_SA_DATA,
+				 GFP_KERNEL, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(msg)) {
+		rdma_destroy_ah(ah, 0);
+		return;
+	}
+
+	/* keep the RMPP header ib_create_send_mad() set up */
+	out = msg->mad;
+	out->mad_hdr = resp->mad_hdr;
+	out->sa_hdr = resp->sa_hdr;
+	memcpy(out->data, resp->data,
+	       reply->rmpp ? reply->data_len : IB_MGMT_SA_DATA);
+
+	msg->ah = ah;
+	if (ib_post_send_mad(msg, NULL)) {
+		rdma_destroy_ah(ah, 0);
+		ib_free_send_mad(msg);
+	}
+}
+
+static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
+				struct ib_mad_send_buf *send_buf,
+				struct ib_mad_recv_wc *recv_wc)
+{
+	struct rxe_sa_agent *a = mad_agent->context;
+	const struct rxe_sa_path_rec *path;
+	struct rxe_sa_reply reply;
+	struct ib_sa_mad *resp;
+	int err;
+
+	resp = kmalloc(sizeof(*resp), GFP_KERNEL);
+	if (!resp)
+		goto out;
+
+	mutex_lock(&a->lock);
+	a->sa.port.mtu = a->rxe->port.attr.active_mtu;
+	err = rxe_sa_process(&a->sa,
+			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
+			     recv_wc->mad_len, resp, &reply);
+	mutex_unlock(&a->lock);
+	if (err)
+		goto free;
+
+	/* the first packet to the peer of a path is then unicast */
+	if (resp->mad_hdr.attr_id == cpu_to_be16(RXE_SA_ATTR_PATH_REC) &&
+	    reply.data_len) {
+		path = (const struct rxe_sa_path_rec *)resp->data;
+		rxe_ib_learn_gid(a->rxe, (const union ib_gid *)path->dgid);
+	}
+
+	rxe_sa_send_reply(mad_agent, recv_wc, resp, &reply);
+free:
+	kfree(resp);
+out:
+	ib_free_recv_mad(recv_wc);
+}
+
+static int rxe_sa_add_one(struct ib_device *dev)
+{
+	struct ib_mad_reg_req reg_req = {
+		.mgmt_class = IB_MGMT_CLASS_SUBN_ADM,
+		.mgmt_class_version = IB_SA_CLASS_VERSION,
+	};
+	struct rxe_sa_port port = {};
+	struct rxe_sa_agent *a;
+	struct rxe_dev *rxe;
+	int err;
+
+	if (dev->ops.driver_id != RDMA_DRIVER_RXE ||
+	    !rdma_cap_ib_sa(dev, RXE_PORT))
+		return -EOPNOTSUPP;
+	rxe = container_of(dev, struct rxe_dev, ib_dev);
+	if (!rxe_is_ib(rxe))
+		return -EOPNOTSUPP;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+
+	a->rxe = rxe;
+	mutex_init(&a->lock);
+	port.gid.global.subnet_prefix = rxe->port.subnet_prefix;
+	port.gid.global.interface_id = rxe->port.port_guid;
+	port.lid = rxe->ib->lid;
+	port.mtu = rxe->port.attr.active_mtu;
+	port.rate = RXE_IB_PORT_RATE;
+	rxe_sa_init(&a->sa, &port);
+
+	set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
+	set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);
+	set_bit(IB_SA_METHOD_GET_TABLE, reg_req.method_mask);
+	set_bit(IB_SA_METHOD_DELETE, reg_req.method_mask);
+
+	a->agent = ib_register_mad_agent(dev, RXE_PORT, IB_QPT_GSI, &reg_req,
+					 IB_MGMT_RMPP_VERSION,
+					 rxe_sa_send_handler,
+					 rxe_sa_recv_handler, a, 0);
+	if (IS_ERR(a->agent)) {
+		err = PTR_ERR(a->agent);
+		goto free_agent;
+	}
+
+	ib_set_client_data(dev, &rxe_sa_client, a);
+	return 0;
+
+free_agent:
+	mutex_destroy(&a->lock);
+	kfree(a);
+	return err;
+}
+
+static void rxe_sa_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct rxe_sa_agent *a = client_data;
+
+	ib_unregister_mad_agent(a->agent);
+	rxe_sa_cleanup(&a->sa);
+	mutex_destroy(&a->lock);
+	kfree(a);
+}
+
+static struct ib_client rxe_sa_client = {
+	.name	= "rxe_sa",
+	.add	= rxe_sa_add_one,
+	.remove	= rxe_sa_remove_one,
+};
+
+/**
+ * rxe_sa_module_init() - start answering SA queries on sib ports
+ *
+ * Return: 0 or the error of ib_register_client()
+ */
+int rxe_sa_module_init(void)
+{
+	return ib_register_client(&rxe_sa_client);
+}
+
+/**
+ * rxe_sa_module_exit() - undo rxe_sa_module_init()
+ */
+void rxe_sa_module_exit(void)
+{
+	ib_unregister_client(&rxe_sa_client);
+}

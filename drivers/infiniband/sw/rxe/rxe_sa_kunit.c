@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit tests for the SA responder of the soft InfiniBand mode of rxe:
+ * MAD parsing and building, multicast group life cycle, malformed input.
+ */
+
+#include <kunit/test.h>
+#include <linux/random.h>
+
+#include "rxe.h"
+#include "rxe_sa.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/* port: MAC 52:54:00:00:01:01 -> GUID 5054:00ff:fe00:0101, LID 0x0101 */
+static const union ib_gid own_gid = { .raw = {
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+	0x50, 0x54, 0x00, 0xff, 0xfe, 0x00, 0x01, 0x01 } };
+/* peer: MAC 52:54:00:00:02:07 -> LID 0x0207 */
+static const union ib_gid peer_gid = { .raw = {
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+	0x50, 0x54, 0x00, 0xff, 0xfe, 0x00, 0x02, 0x07 } };
+/* IPoIB IPv4 broadcast group of the default partition */
+static const union ib_gid bcast_mgid = { .raw = {
+	0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+	0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff } };
+
+static void sa_setup(struct rxe_sa *sa)
+{
+	struct rxe_sa_port port = {
+		.gid = own_gid,
+		.lid = 0x0101,
+		.mtu = IB_MTU_2048,
+		.rate = IB_RATE_10_GBPS,
+	};
+
+	rxe_sa_init(sa, &port);
+}
+
+static void mad_init(struct ib_sa_mad *mad, u8 method, u16 attr_id,
+		     ib_sa_comp_mask comp_mask)
+{
+	memset(mad, 0, sizeof(*mad));
+	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	mad->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_ADM;
+	mad->mad_hdr.class_version = IB_SA_CLASS_VERSION;
+	mad->mad_hdr.method = method;
+	mad->mad_hdr.tid = cpu_to_be64(0x1234);
+	mad->mad_hdr.attr_id = cpu_to_be16(attr_id);
+	mad->sa_hdr.comp_mask = comp_mask;
+}
+
+static u16 resp_status(const struct ib_sa_mad *resp)
+{
+	return be16_to_cpu(resp->mad_hdr.status);
+}
+
+static void rxe_sa_test_class_port_info(struct kunit *test)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct ib_class_port_info *cpi = (void *)resp->data;
+	struct rxe_sa_reply reply;
+	struct rxe_sa sa;
+
+	sa_setup(&sa);
+	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_CLASS_PORTINFO, 0);
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), 0);
+	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, resp_status(resp), 0);
+	KUNIT_EXPECT_EQ(test, resp->mad_hdr.tid, cpu_to_be64(0x1234));
+	KUNIT_EXPECT_EQ(test, cpi->base_version, IB_MGMT_BASE_VERSION);
+	KUNIT_EXPECT_EQ(test, cpi->class_version, IB_SA_CLASS_VERSION);
+	KUNIT_EXPECT_TRUE(test, ib_get_cpi_capmask2(cpi) &
+			  IB_SA_CAP_MASK2_SENDONLY_FULL_MEM_SUPPORT);
+	KUNIT_EXPECT_EQ(test, ib_get_cpi_resp_time(cpi), RXE_SA_RESP_TIME);
+	KUNIT_EXPECT_FALSE(test, reply.rmpp);
+	rxe_sa_cleanup(&sa);
+}
+
+/* PathRecord queries: a parameter table */
+
+struct path_case {
+	const char *name;
+	u8 method;
+	ib_sa_comp_mask mask;
+	const union ib_gid *dgid;
+	const union ib_gid *sgid;
+	u8 sl;
+	u8 mtu;		/* selector << 6 | mtu */
+	u16 status;
+	unsigned int data_len;
+	u16 dlid;
+};
+
+#define PR_BASE	(IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID | \
+		 IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY)
+
+static const union ib_gid other_subnet_gid = { .raw = {
+	0xfe, 0xc0, 0, 0, 0, 0, 0, 1,
+	0x50, 0x54, 0x00, 0xff, 0xfe, 0x00, 0x02, 0x07 } };
+
+static const struct path_case path_cases[] = {
+	{ "peer", IB_MGMT_METHOD_GET, PR_BASE, &peer_gid, &own_gid, 0, 0,
+	  0, sizeof(struct rxe_sa_path_rec), 0x0207 },
+	{ "self", IB_MGMT_METHOD_GET, PR_BASE, &own_gid, &own_gid, 0, 0,
+	  0, sizeof(struct rxe_sa_path_rec), 0x0101 },
+	{ "other subnet", IB_MGMT_METHOD_GET, PR_BASE, &other_subnet_gid,
+	  &own_gid, 0, 0, RXE_SA_STATUS_NO_RECORDS, 0, 0 },
+	{ "foreign sgid", IB_MGMT_METHOD_GET, PR_BASE, &own_gid, &peer_gid,
+	  0, 0, RXE_SA_STATUS_NO_RECORDS, 0, 0 },
+	{ "no dgid", IB_MGMT_METHOD_GET, IB_SA_PATH_REC_SGID, &peer_gid,
+	  &own_gid, 0, 0, RXE_SA_STATUS_NO_RECORDS, 0, 0 },
+	{ "sl 1", IB_MGMT_METHOD_GET, PR_BASE | IB_SA_PATH_REC_SL, &peer_gid,
+	  &own_gid, 1, 0, RXE_SA_STATUS_NO_RECORDS, 0, 0 },
+	{ "mtu > 2048", IB_MGMT_METHOD_GET,
+	  PR_BASE | IB_SA_PATH_REC_MTU | IB_SA_PATH_REC_MTU_SELECTOR,
+	  &peer_gid, &own_gid, 0, IB_SA_GT << 6 | IB_MTU_2048,
+	  RXE_SA_STATUS_NO_RECORDS, 0, 0 },
+	{ "mtu >= 1024", IB_MGMT_METHOD_GET,
+	  PR_BASE | IB_SA_PATH_REC_MTU | IB_SA_PATH_REC_MTU_SELECTOR,
+	  &peer_gid, &own_gid, 0, IB_SA_GT << 6 | IB_MTU_1024,
+	  0, sizeof(struct rxe_sa_path_rec), 0x0207 },
+	{ "table", IB_SA_METHOD_GET_TABLE, PR_BASE, &peer_gid, &own_gid, 0, 0,
+	  0, sizeof(struct rxe_sa_path_rec), 0x0207 },
+	{ "empty table", IB_SA_METHOD_GET_TABLE, PR_BASE, &other_subnet_gid,
+	  &own_gid, 0, 0, 0, 0, 0 },
+};
+
+static void path_case_desc(const struct path_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rxe_sa_path, path_cases, path_case_desc);
+
+static void rxe_sa_test_path_record(struct kunit *test)
+{
+	const struct path_case *c = test->param_value;
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct rxe_sa_path_rec *q = (void *)req->data;
+	struct rxe_sa_path_rec *r = (void *)resp->data;
+	struct rxe_sa_reply reply;
+	struct rxe_sa sa;
+
+	sa_setup(&sa);
+	mad_init(req, c->method, RXE_SA_ATTR_PATH_REC, c->mask);
+	memcpy(q->dgid, c->dgid->raw, 16);
+	memcpy(q->sgid, c->sgid->raw, 16);
+	q->rev_numb_path = 1;
+	q->pkey = cpu_to_be16(0xffff);
+	q->qos_sl = cpu_to_be16(c->sl);
+	q->mtu = c->mtu;
+
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), 0);
+	KUNIT_EXPECT_EQ(test, resp_status(resp), c->status);
+	KUNIT_EXPECT_EQ(test, reply.data_len, c->data_len);
+	KUNIT_EXPECT_EQ(test, reply.rmpp, c->method == IB_SA_METHOD_GET_TABLE);
+	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method, c->method | 0x80);
+	if (c->method == IB_SA_METHOD_GET_TABLE)
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(resp->sa_hdr.attr_offset),
+				RXE_SA_PATH_REC_WORDS);
+	if (c->data_len) {
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(r->dlid), c->dlid);
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(r->slid), 0x0101);
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(r->pkey), 0xffff);
+		KUNIT_EXPECT_EQ(test, r->mtu, IB_SA_EQ << 6 | IB_MTU_2048);
+		KUNIT_EXPECT_EQ(test, r->rate, IB_SA_EQ << 6 | IB_RATE_10_GBPS);
+		KUNIT_EXPECT_EQ(test, r->rev_numb_path, 0x81);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(r->raw_flow_hop) & 0xff, 0);
+		KUNIT_EXPECT_MEMEQ(test, r->dgid, c->dgid->raw, 16);
+		KUNIT_EXPECT_MEMEQ(test, r->sgid, own_gid.raw, 16);
+	}
+	rxe_sa_cleanup(&sa);
+}
+
+/* MCMemberRecord: join, second member, conflicting join, leave */
+
+#define MCM_IPOIB_BCAST	(IB_SA_MCMEMBER_REC_MGID | \
+			 IB_SA_MCMEMBER_REC_PORT_GID | \
+			 IB_SA_MCMEMBER_REC_PKEY | \
+			 IB_SA_MCMEMBER_REC_JOIN_STATE)
+
+static int mcm(struct rxe_sa *sa, struct ib_sa_mad *req,
+	       struct ib_sa_mad *resp, u8 method, ib_sa_comp_mask mask,
+	       const union ib_gid *port_gid, u8 join, u32 qkey)
+{
+	struct rxe_sa_mcmember_rec *q = (void *)req->data;
+	struct rxe_sa_reply reply;
+
+	mad_init(req, method, RXE_SA_ATTR_MCMEMBER_REC, mask);
+	memcpy(q->mgid, bcast_mgid.raw, 16);
+	memcpy(q->port_gid, port_gid->raw, 16);
+	q->pkey = cpu_to_be16(0xffff);
+	q->scope_join = join;
+	q->qkey = cpu_to_be32(qkey);
+	if (rxe_sa_process(sa, req, sizeof(*req), resp, &reply))
+		return -1;
+	return resp_status(resp);
+}
+
+static void rxe_sa_test_mcmember(struct kunit *test)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct rxe_sa_mcmember_rec *r = (void *)resp->data;
+	u16 mlid = rxe_sa_mlid(&bcast_mgid);
+	struct rxe_sa sa;
+
+	sa_setup(&sa);
+
+	/* IPoIB joins its broadcast group without parameters */
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_SET,
+				  MCM_IPOIB_BCAST, &own_gid, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(r->qkey), RXE_SA_QKEY_DEFAULT);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->mlid), mlid);
+	KUNIT_EXPECT_EQ(test, r->mtu, IB_SA_EQ << 6 | IB_MTU_2048);
+	KUNIT_EXPECT_EQ(test, r->scope_join, 0x21);
+	KUNIT_EXPECT_MEMEQ(test, r->port_gid, own_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 1);
+
+	/* a second member with the group's Q_Key, a third with another */
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_SET,
+				  MCM_IPOIB_BCAST | IB_SA_MCMEMBER_REC_QKEY,
+				  &peer_gid, 1, RXE_SA_QKEY_DEFAULT), 0);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_SET,
+				  MCM_IPOIB_BCAST | IB_SA_MCMEMBER_REC_QKEY,
+				  &peer_gid, 1, 0x1234),
+			RXE_SA_STATUS_REQ_INVALID);
+
+	/* Get finds the group */
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_GET,
+				  IB_SA_MCMEMBER_REC_MGID, &own_gid, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->mlid), mlid);
+
+	/* leaving: the group goes with its last member */
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_SA_METHOD_DELETE,
+				  MCM_IPOIB_BCAST, &own_gid, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method, IB_SA_METHOD_DELETE_RESP);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 1);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_SA_METHOD_DELETE,
+				  MCM_IPOIB_BCAST, &own_gid, 1, 0),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_SA_METHOD_DELETE,
+				  MCM_IPOIB_BCAST, &peer_gid, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_GET,
+				  IB_SA_MCMEMBER_REC_MGID, &own_gid, 0, 0),
+			RXE_SA_STATUS_NO_RECORDS);
+
+	/* a join must say who joins and how */
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_SET,
+				  IB_SA_MCMEMBER_REC_MGID, &own_gid, 1, 0),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_SET,
+				  MCM_IPOIB_BCAST, &own_gid, 0, 0),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);
+
+	/* GetTable of MCMemberRecords is not supported */
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_SA_METHOD_GET_TABLE,
+				  MCM_IPOIB_BCAST, &own_gid, 1, 0),
+			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	rxe_sa_cleanup(&sa);
+}
+
+static void rxe_sa_test_mlid(struct kunit *test)
+{
+	union ib_gid mgid = bcast_mgid;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, rxe_sa_mlid(&bcast_mgid), rxe_sa_mlid(&mgid));
+	for (i = 0; i < 256; i++) {
+		u16 mlid;
+
+		mgid.raw[15] = i;
+		mlid = rxe_sa_mlid(&mgid);
+		KUNIT_EXPECT_GE(test, mlid, 0xc000);
+		KUNIT_EXPECT_LE(test, mlid, 0xfffe);
+	}
+}
+
+static void rxe_sa_test_malformed(struct kunit *test)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct rxe_sa_reply reply;
+	struct rxe_sa sa;
+	int i;
+
+	sa_setup(&sa);
+
+	/* truncated, other class, responses: no answer at all */
+	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_CLASS_PORTINFO, 0);
+	KUNIT_EXPECT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req) - 1, resp,
+					     &reply), -EINVAL);
+	req->mad_hdr.mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
+	KUNIT_EXPECT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), -EINVAL);
+	mad_init(req, IB_MGMT_METHOD_GET_RESP, RXE_SA_ATTR_PATH_REC, 0);
+	KUNIT_EXPECT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), -EINVAL);
+
+	/* answered with an error status */
+	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_PATH_REC, 0);
+	req->mad_hdr.class_version = 1;
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), 0);
+	KUNIT_EXPECT_EQ(test, resp_status(resp),
+			IB_MGMT_MAD_STATUS_BAD_VERSION);
+
+	mad_init(req, IB_MGMT_METHOD_GET, 0x0011 /* NodeRecord */, 0);
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), 0);
+	KUNIT_EXPECT_EQ(test, resp_status(resp),
+			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+	KUNIT_EXPECT_EQ(test, reply.data_len, 0);
+
+	mad_init(req, IB_MGMT_METHOD_TRAP_REPRESS, RXE_SA_ATTR_PATH_REC, 0);
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), 0);
+	KUNIT_EXPECT_EQ(test, resp_status(resp),
+			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD);
+
+	mad_init(req, IB_MGMT_METHOD_SET, RXE_SA_ATTR_PATH_REC, 0);
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
+					     &reply), 0);
+	KUNIT_EXPECT_EQ(test, resp_status(resp),
+			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+
+	/* random requests of the SA class: answered or dropped, no crash,
+	 * never more data than a MAD holds
+	 */
+	for (i = 0; i < 2000; i++) {
+		static const u16 attrs[] = { RXE_SA_ATTR_CLASS_PORTINFO,
+					     RXE_SA_ATTR_PATH_REC,
+					     RXE_SA_ATTR_MCMEMBER_REC };
+
+		get_random_bytes(req, sizeof(*req));
+		req->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_ADM;
+		if (i & 1) {
+			req->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+			req->mad_hdr.class_version = IB_SA_CLASS_VERSION;
+			req->mad_hdr.attr_id = cpu_to_be16(attrs[i % 3]);
+		}
+		if (!rxe_sa_process(&sa, req, sizeof(*req), resp, &reply))
+			KUNIT_EXPECT_LE(test, reply.data_len, IB_MGMT_SA_DATA);
+	}
+	KUNIT_EXPECT_LE(test, sa.ngroups, RXE_SA_MAX_GROUPS);
+	rxe_sa_cleanup(&sa);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);
+}
+
+static struct kunit_case rxe_sa_test_cases[] = {
+	KUNIT_CASE(rxe_sa_test_class_port_info),
+	KUNIT_CASE_PARAM(rxe_sa_test_path_record, rxe_sa_path_gen_params),
+	KUNIT_CASE(rxe_sa_test_mcmember),
+	KUNIT_CASE(rxe_sa_test_mlid),
+	KUNIT_CASE(rxe_sa_test_malformed),
+	{}
+};
+
+static struct kunit_suite rxe_sa_test_suite = {
+	.name = "rxe_sa",
+	.test_cases = rxe_sa_test_cases,
+};
+
+kunit_test_suite(rxe_sa_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the soft InfiniBand SA responder");
+MODULE_LICENSE("Dual BSD/GPL");
