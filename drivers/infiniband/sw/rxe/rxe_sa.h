@@ -26,8 +26,9 @@
 #define RXE_SA_RESP_TIME		18
 #define RXE_SA_MAX_GROUPS		1024
 
-/**
- * struct rxe_sa_path_rec - PathRecord as on the wire (IBA 15.2.5.16)
+/*
+ * PathRecord as on the wire (IBA 15.2.5.16); members are named after the
+ * IBA's fields.
  */
 struct rxe_sa_path_rec {
 	__be64	service_id;
@@ -47,8 +48,9 @@ struct rxe_sa_path_rec {
 	u8	reserved[6];
 } __packed;
 
-/**
- * struct rxe_sa_mcmember_rec - MCMemberRecord as on the wire (IBA 15.2.5.17)
+/*
+ * MCMemberRecord as on the wire (IBA 15.2.5.17); members are named after
+ * the IBA's fields.
  */
 struct rxe_sa_mcmember_rec {
 	u8	mgid[16];
