@@ -69,7 +69,7 @@ static void rxe_sa_test_class_port_info(struct kunit *test)
 					     &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
 	KUNIT_EXPECT_EQ(test, resp_status(resp), 0);
-	KUNIT_EXPECT_EQ(test, resp->mad_hdr.tid, cpu_to_be64(0x1234));
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(resp->mad_hdr.tid), 0x1234ULL);
 	KUNIT_EXPECT_EQ(test, cpi->base_version, IB_MGMT_BASE_VERSION);
 	KUNIT_EXPECT_EQ(test, cpi->class_version, IB_SA_CLASS_VERSION);
 	KUNIT_EXPECT_TRUE(test, ib_get_cpi_capmask2(cpi) &
