@@ -30,14 +30,7 @@ frags="$RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/kernel.config"
 [ "$tree" = patched ] &&
 	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/patched.config"
 
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-export CCACHE_BASEDIR=$OUT
-export CCACHE_NOHASHDIR=1
-export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-export KBUILD_BUILD_USER=rdma-ha KBUILD_BUILD_HOST=rdma-ha
-export KBUILD_BUILD_VERSION=1
+ccache_env
 
 kmake() {
 	make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \

@@ -89,89 +89,109 @@ build_kernels() {
 changed_files() {
 	local p
 	for p in $(series_patches); do
-		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$RDMA_HA_ROOT/patches/$p"
+		patch_targets "$RDMA_HA_ROOT/patches/$p"
 	done | sort -u
 }
 
-new_files() { overlay_files; }
-
 static_checks() {
-	local src=$OUT/patched/src stock=$OUT/stock/src f p out objs=()
+	local src=$OUT/patched/src f p objs=() built=()
 
 	for p in $(series_patches); do
 		run_check "checkpatch/$p" perl "$src/scripts/checkpatch.pl" \
 			--strict --no-tree --quiet "$RDMA_HA_ROOT/patches/$p"
 	done
-	for f in $(new_files | grep -E '^(drivers|include)/.*\.[ch]$'); do
+	for f in $(overlay_files | grep -E '^(drivers|include)/.*\.[ch]$'); do
 		run_check "checkpatch/$f" perl "$src/scripts/checkpatch.pl" \
 			--strict --no-tree --quiet -f "$src/$f"
 	done
 
 	# kernel-doc: no new warnings on any C file the series adds or changes.
-	for f in $( { changed_files; new_files; } | grep -E '\.[ch]$' |
+	for f in $( { changed_files; overlay_files; } | grep -E '\.[ch]$' |
 		    grep -E '^(drivers|include)/' | sort -u); do
 		run_check "kernel-doc/$f" kdoc_compare "$f"
 	done
 
-	# Objects built from C files the project adds or changes.
-	for f in $( { changed_files; new_files; } | grep -E '^drivers/.*\.c$' | sort -u); do
+	# sparse and W=1 on the objects built from C files the project adds
+	# or changes, and only those the test kernel's configuration builds.
+	for f in $( { changed_files; overlay_files; } | grep -E '^drivers/.*\.c$' | sort -u); do
 		objs+=("${f%.c}.o")
 	done
 	for o in "${objs[@]}"; do
-		# Only objects the test kernel's configuration builds.
-		if [ ! -f "$OUT/patched/build-debug/$o" ]; then
+		if [ -f "$OUT/patched/build-debug/$o" ]; then
+			built+=("$o")
+		else
 			result "sparse/$o" SKIP "not built by this configuration"
 			result "W=1/$o" SKIP "not built by this configuration"
-			continue
 		fi
-		run_check "sparse/$o" warn_compare sparse "$o"
-		run_check "W=1/$o" warn_compare w1 "$o"
 	done
+	[ ${#built[@]} -eq 0 ] && return
+	warn_checks sparse "${built[@]}"
+	warn_checks W=1 "${built[@]}"
+}
+
+kdoc_warnings() {
+	perl "$OUT/$1/src/scripts/kernel-doc" -none -Wall "$OUT/$1/src/$2" 2>&1 |
+		grep -i warn
 }
 
 # kdoc_compare FILE: kernel-doc warnings in the patched file must not
 # outnumber those of the stock file.
 kdoc_compare() {
-	local f=$1 new old
-	new=$(perl "$OUT/patched/src/scripts/kernel-doc" -none -Wall \
-		"$OUT/patched/src/$f" 2>&1 | grep -c -i warn)
-	old=0
-	[ -f "$OUT/stock/src/$f" ] &&
-		old=$(perl "$OUT/stock/src/scripts/kernel-doc" -none -Wall \
-			"$OUT/stock/src/$f" 2>&1 | grep -c -i warn)
-	perl "$OUT/patched/src/scripts/kernel-doc" -none -Wall "$OUT/patched/src/$f" 2>&1
-	echo "kernel-doc warnings: patched $new, stock $old"
-	[ "$new" -le "$old" ]
+	local f=$1 new old= n o
+	new=$(kdoc_warnings patched "$f")
+	[ ! -f "$OUT/stock/src/$f" ] || old=$(kdoc_warnings stock "$f")
+	n=$(printf '%s' "$new" | grep -c .)
+	o=$(printf '%s' "$old" | grep -c .)
+	printf '%s\n' "$new"
+	echo "kernel-doc warnings: patched $n, stock $o"
+	[ "$n" -le "$o" ]
 }
 
-# obj_warnings TREE KIND OBJ: the warnings compiling OBJ in TREE's debug
-# build prints, with line numbers removed so stock and patched compare.
-obj_warnings() {
-	local tree=$1 kind=$2 obj=$3 src=$OUT/$1/src
-	local args=()
-	case "$kind" in
-	sparse) args=(C=2 CHECK=sparse) ;;
-	w1) args=(W=1) ;;
-	esac
-	[ -f "$src/${obj%.o}.c" ] || return 0
+# tree_warnings TREE sparse|W=1 OBJ...: the warnings that compiling the
+# OBJs (those whose source exists in TREE) in TREE's debug build prints,
+# as "path: warning: ..." lines without line numbers, so that the stock
+# and the patched tree compare.  One make run per tree.
+tree_warnings() {
+	local tree=$1 kind=$2 src=$OUT/$1/src o objs=() args=(W=1)
+	shift 2
+	[ "$kind" = sparse ] && args=(C=2 CHECK=sparse)
+	for o in "$@"; do
+		[ ! -f "$src/${o%.o}.c" ] || objs+=("$o")
+	done
+	[ ${#objs[@]} -gt 0 ] || return 0
+	ccache_env
 	make -C "$src" O="$OUT/$tree/build-debug" ARCH=x86_64 CC="ccache gcc" \
-		-j"$(nproc)" "${args[@]}" "$obj" 2>&1 |
+		-j"$(nproc)" "${args[@]}" "${objs[@]}" 2>&1 |
 		grep -E 'warning:|error:' |
 		sed -E -e "s|$src/||g" -e "s|\.\./src/||g" \
 			-e 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort
 }
 
-warn_compare() {
-	local kind=$1 obj=$2 new old extra
-	export CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
-	new=$(obj_warnings patched "$kind" "$obj")
-	old=$(obj_warnings stock "$kind" "$obj")
+# warn_checks sparse|W=1 OBJ...: one result per object, failing on a
+# warning in its source file that the stock tree does not print; a new
+# warning in a header fails "KIND/headers".
+warn_checks() {
+	local kind=$1 log new old extra rest o f
+	shift
+	log=$LOGDIR/$kind.log
+	new=$(tree_warnings patched "$kind" "$@")
+	old=$(tree_warnings stock "$kind" "$@")
 	extra=$(comm -23 <(echo "$new") <(echo "$old") | sed '/^$/d')
-	echo "$kind on $obj: patched $(echo "$new" | sed '/^$/d' | wc -l), stock $(echo "$old" | sed '/^$/d' | wc -l) warnings"
-	if [ -n "$extra" ]; then
-		echo "new warnings:"
-		echo "$extra"
-		return 1
+	printf 'patched:\n%s\nstock:\n%s\n' "$new" "$old" >"$log"
+	rest=$extra
+	for o in "$@"; do
+		f=${o%.o}.c
+		if printf '%s\n' "$extra" | grep -qF "$f:"; then
+			result "$kind/$o" FAIL "log: $log"
+			printf '%s\n' "$extra" | grep -F "$f:" | sed 's/^/    | /'
+		else
+			result "$kind/$o" PASS
+		fi
+		rest=$(printf '%s\n' "$rest" | grep -vF "$f:")
+	done
+	if [ -n "$rest" ]; then
+		result "$kind/headers" FAIL "log: $log"
+		printf '%s\n' "$rest" | sed 's/^/    | /'
 	fi
 }
 
@@ -184,7 +204,8 @@ build_initramfs() {
 
 kernel_image() { echo "$OUT/$1/build-debug/arch/x86/boot/bzImage"; }
 
-# scenario_meta SCRIPT KEY DEFAULT: read "# rdma-ha: key=value ..." headers.
+# scenario_meta SCRIPT KEY DEFAULT: read "# rdma-ha: key=value ..." headers
+# (vm.sh reads guests= and timeout= itself; kernel= is the check's).
 scenario_meta() {
 	local v
 	v=$(sed -n 's/^# rdma-ha:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
@@ -208,6 +229,8 @@ vm_record() {
 
 run_kunit() {
 	local log=$LOGDIR/kunit.log rc=0
+
+	run_check kunit/ktap-parser python3 "$SELFTESTS/qemu/ktap.py" --self-test
 	"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
 		--outdir "$LOGDIR/kunit" >"$log" 2>&1 || rc=$?
 	vm_record "" "$log"
@@ -228,8 +251,6 @@ run_scenarios() {
 			log=$LOGDIR/vm-$name-$k.log
 			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$k")" \
 				--initrd "$OUT/initramfs.cpio.gz" --test "$name" \
-				--guests "$(scenario_meta "$s" guests 1)" \
-				--timeout "$(scenario_meta "$s" timeout 300)" \
 				--outdir "$LOGDIR/vm-$name-$k" >"$log" 2>&1
 			rc=$?
 			case $rc in

@@ -52,6 +52,27 @@ overlay_files() {
 	 fi) | sort
 }
 
+# ccache_env: the environment every kernel build of the project runs in.
+# base_dir=out/ makes the paths ccache hashes relative, so the stock and
+# the patched tree share objects; the build stamp is fixed for the same
+# reason.
+ccache_env() {
+	export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+	export CCACHE_BASEDIR=$OUT
+	export CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+	export KBUILD_BUILD_USER=rdma-ha KBUILD_BUILD_HOST=rdma-ha
+	export KBUILD_BUILD_VERSION=1
+}
+
+# patch_targets PATCH: the upstream files a patch touches.
+patch_targets() {
+	sed -n -e 's,^+++ b/\([^[:space:]]*\).*,\1,p' \
+	       -e 's,^--- a/\([^[:space:]]*\).*,\1,p' "$1" | sort -u
+}
+
 series_patches() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$RDMA_HA_ROOT/patches/series" |
 		awk '{print $1}'

@@ -39,12 +39,6 @@ prepare_base() {
 	echo "$BASE_VERSION" >"$stamp"
 }
 
-# patch_targets PATCH: the upstream files a patch touches.
-patch_targets() {
-	sed -n -e 's,^+++ b/\([^[:space:]]*\).*,\1,p' \
-	       -e 's,^--- a/\([^[:space:]]*\).*,\1,p' "$1" | sort -u
-}
-
 # apply_series DIR: apply patches/series to DIR with zero fuzz, naming the
 # patch and hunk that fails.
 apply_series() {

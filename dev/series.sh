@@ -209,11 +209,7 @@ if [ "$check_build" = 1 ]; then
 		git init -q "$bsrc"
 	fi
 	printf '%s\n%s\n' "$work/objects" "$RH_BASE_GIT/objects" >"$bsrc/.git/objects/info/alternates"
-	export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-	export CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
-	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-	export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-	export KBUILD_BUILD_USER=rdma-ha KBUILD_BUILD_HOST=rdma-ha KBUILD_BUILD_VERSION=1
+	ccache_env
 	kmake() {
 		nice -n 10 make -C "$bsrc" O="$bobj" ARCH=x86_64 CC="ccache gcc" \
 			HOSTCC="ccache gcc" -j"$(nproc)" "$@"
