@@ -610,6 +610,27 @@ static void pp_client_wc(struct pp_app *app, struct pp_conn *c,
 	pp_client_ping_done(app, c, now);
 }
 
+/*
+ * CM events that end a connection or a connection attempt.  ADDR_CHANGE,
+ * TIMEWAIT_EXIT and the rest are only logged: the connection goes on until
+ * the CM or a completion says it is gone.
+ */
+static bool pp_event_ends_conn(enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 			 struct rdma_cm_id *id)
 {
@@ -638,16 +659,9 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 		pp_conn_established(app, c);
 		app->next_ping_ns = now_ns();
 		break;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		pp_kill(c, rdma_event_str(type), false);
-		break;
-	default:	/* ADDR_CHANGE, TIMEWAIT_EXIT, ...: logged only */
+	default:
+		if (pp_event_ends_conn(type))
+			pp_kill(c, rdma_event_str(type), false);
 		break;
 	}
 }
@@ -801,14 +815,9 @@ static void pp_server_cm(struct pp_app *app, enum rdma_cm_event_type type,
 		pp_conn_established(app, c);
 		pp_server_retire_older(app, c);
 		break;
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		pp_kill(c, rdma_event_str(type), false);
-		break;
-	default:	/* ADDR_CHANGE, TIMEWAIT_EXIT, ...: logged only */
+	default:
+		if (pp_event_ends_conn(type))
+			pp_kill(c, rdma_event_str(type), false);
 		break;
 	}
 }
