@@ -71,34 +71,26 @@ if [ "$ROLE" = a ]; then
 fi
 barrier cmping 120
 
-if [ "$ROLE" = b ]; then
-	timeout 60 rping -s -a "$IB_IP" -p 7175 -C 10 >/tmp/rping.log 2>&1 &
-	srv=$!
-	barrier rping
-	wait $srv || { log "FAIL: rping server"; res=1; }
-else
-	barrier rping
-	sleep 1
-	timeout 60 rping -c -a "$PEER_IB" -p 7175 -C 10 -S 64 -v >/tmp/rping.log 2>&1 ||
-		{ log "FAIL: rping client"; res=1; }
-fi
-tail -n 3 /tmp/rping.log
-barrier rping-done 90
+# pair NAME SERVER_ARGS CLIENT_ARGS: run "NAME SERVER_ARGS" on b and
+# "NAME CLIENT_ARGS" on a once b's server runs; both must succeed.
+pair() {
+	if [ "$ROLE" = b ]; then
+		eval "timeout 60 $1 $2" >"/tmp/$1.log" 2>&1 &
+		srv=$!
+		barrier "$1"
+		wait $srv || { log "FAIL: $1 server"; res=1; }
+	else
+		barrier "$1"
+		sleep 1
+		eval "timeout 60 $1 $3" >"/tmp/$1.log" 2>&1 ||
+			{ log "FAIL: $1 client"; res=1; }
+	fi
+	tail -n 6 "/tmp/$1.log"
+	barrier "$1-done" 90
+}
 
-if [ "$ROLE" = b ]; then
-	timeout 60 ucmatose -b "$IB_IP" -c 4 -C 20 >/tmp/ucmatose.log 2>&1 &
-	srv=$!
-	barrier ucmatose
-	wait $srv || { log "FAIL: ucmatose server"; res=1; }
-else
-	barrier ucmatose
-	sleep 1
-	timeout 60 ucmatose -s "$PEER_IB" -c 4 -C 20 >/tmp/ucmatose.log 2>&1 ||
-		{ log "FAIL: ucmatose client"; res=1; }
-fi
-tail -n 6 /tmp/ucmatose.log
-barrier ucmatose-done 90
+pair rping '-s -a "$IB_IP" -p 7175 -C 10' '-c -a "$PEER_IB" -p 7175 -C 10 -S 64 -v'
+pair ucmatose '-b "$IB_IP" -c 4 -C 20' '-s "$PEER_IB" -c 4 -C 20'
 
-cat /sys/class/infiniband/sib0/ports/1/hw_counters/* 2>/dev/null | head -0
 dmesg | grep -iE 'sib|ipoib|ib0|rxe' | tail -n 30
 exit $res
