@@ -12,6 +12,7 @@
  * See Documentation/infiniband/rdma_cm_ha.rst.
  */
 
+#include <linux/if_arp.h>
 #include <linux/if_infiniband.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -243,24 +244,43 @@ enum cma_ha_id_state cma_ha_current_state(struct rdma_id_private *id_priv)
 }
 
 /**
- * cma_ha_port_is_ndev() - Check whether a RoCE port sits on a netdevice
+ * cma_ha_port_is_active() - Check whether a port carries a bond's traffic
  * @device: RDMA device
  * @port: port number
- * @ndev: netdevice
+ * @active: the bond's active slave
+ *
+ * RoCE: @port's netdevice is @active. InfiniBand: @active is an IPoIB
+ * interface whose hardware address holds a GID of @port (bonding enslaves
+ * the IPoIB interfaces, not the ports' netdevices).
  *
  * Context: Any context that may sleep.
- * Return: true if @port of @device uses @ndev as its netdevice.
+ * Return: true if the IP stack sends through @port of @device when @active
+ * is the active slave.
  */
-bool cma_ha_port_is_ndev(struct ib_device *device, u32 port,
-			 struct net_device *ndev)
+bool cma_ha_port_is_active(struct ib_device *device, u32 port,
+			   struct net_device *active)
 {
+	const struct ib_gid_attr *attr;
 	struct net_device *port_ndev;
+	union ib_gid gid;
 	bool ret;
 
+	if (rdma_protocol_ib(device, port)) {
+		if (active->type != ARPHRD_INFINIBAND ||
+		    active->addr_len != INFINIBAND_ALEN)
+			return false;
+		memcpy(&gid, active->dev_addr + 4, sizeof(gid));
+		attr = rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_IB,
+					     port, NULL);
+		if (IS_ERR(attr))
+			return false;
+		rdma_put_gid_attr(attr);
+		return true;
+	}
 	if (!rdma_protocol_roce(device, port))
 		return false;
 	port_ndev = ib_device_get_netdev(device, port);
-	ret = port_ndev == ndev;
+	ret = port_ndev == active;
 	dev_put(port_ndev);
 	return ret;
 }
