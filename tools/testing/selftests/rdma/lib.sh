@@ -180,3 +180,45 @@ first_time() { awk "$2 { print \$1; exit }" "$1"; }
 
 # rel T0 T: T - T0 in seconds, signed, 3 decimals.
 rel() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "") print "none"; else printf "%+.3f\n", b - a }'; }
+
+# sib_add NAME NETDEV: a soft InfiniBand device on NETDEV (MTU 4200 for the
+# 4096-byte IB MTU), port ACTIVE and its IPoIB interface present.
+sib_add() {
+	local ib=ib${1#sib}
+	ip link set "$2" mtu 4200 up || fail "$2 up"
+	wait_carrier "$2" 1 30
+	rdma link add "$1" type sib netdev "$2" || fail "rdma link add $1 on $2"
+	wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" ||
+		fail "$1 port not ACTIVE"
+	wait_for 10 test -d "/sys/class/net/$ib" || fail "no $ib for $1"
+}
+
+# ib_bond_setup: the IPoIB bond of the seeds' scenario: sib0 on eth0 and
+# sib1 on eth1, their IPoIB interfaces ib0 (active) and ib1 enslaved to an
+# active-backup bond0 (miimon 100; bonding forces fail_over_mac=active for
+# IPoIB slaves) with MY_IP/24.
+ib_bond_setup() {
+	sib_add sib0 eth0
+	sib_add sib1 eth1
+	ip link add bond0 type bond mode active-backup miimon 100 ||
+		fail "cannot create bond0"
+	for s in ib0 ib1; do
+		ip link set $s down
+		ip link set $s master bond0 || fail "cannot enslave $s"
+	done
+	ip link set bond0 up || fail "bond0 up"
+	ip addr add "$MY_IP/24" dev bond0 || fail "address on bond0"
+	wait_for 30 grep -q . /sys/class/net/bond0/bonding/active_slave ||
+		fail "bond0 has no active slave"
+	grep -qx ib0 /sys/class/net/bond0/bonding/active_slave ||
+		bond_activate ib0
+}
+
+# bond_activate SLAVE: make SLAVE bond0's active slave (administrative
+# failover: both links stay up).
+bond_activate() {
+	echo "$1" >/sys/class/net/bond0/bonding/active_slave ||
+		fail "cannot make $1 active"
+	wait_for 10 grep -qx "$1" /sys/class/net/bond0/bonding/active_slave ||
+		fail "bond0: $1 did not become active"
+}

@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=1200 kernel=patched
+#
+# RDMA CM HA modes under churn, on the debug kernel (lockdep, kmemleak,
+# debug objects; the runner fails the scenario on any splat or leak).
+# Topology as in cma_ha_ib.sh: bond0 over IPoIB ib0/ib1 on sib0/sib1.
+#
+# One server (guest a) and one client (guest b, --reconnect) per mode
+# (notify, align, fail-fast, migrate), each busy on its own connection.
+# Then both guests flap bond0's active slave FLAPS times (administrative
+# failovers, FLAP_MS apart; the two guests run the same schedule, so the
+# IPoIB paths between them are sometimes crossed and connects fail), while
+#   - align and migrate tear connections down and clients reconnect, so
+#     failovers hit IDs that are resolving, connecting or being accepted;
+#   - every KILL_EVERY flaps, one client (b) or server (a) is killed with
+#     SIGKILL and restarted: its IDs are destroyed by the closing rdma_ucm
+#     file while HA work for them may be queued, and bound listeners in
+#     align and migrate mode are destroyed while they are being extended
+#     to the other port.
+# Asserted afterwards, with both guests back on ib0:
+#   - every program still runs, and SETTLE_S later every client is
+#     connected and busy (a fresh connection through the CM works in every
+#     mode: no ID, listener or port state was left stuck);
+#   - align and migrate connections were torn down by the CM (status
+#     -ENETUNREACH) at least once, so the churn did exercise the HA paths.
+. "$(dirname "$0")/lib.sh"
+
+PP=rdma_ha_pingpong
+FLAPS=${RDMA_HA_FLAPS:-200}
+FLAP_MS=${RDMA_HA_FLAP_MS:-150}
+KILL_EVERY=${RDMA_HA_KILL_EVERY:-25}
+SETTLE_S=25
+MODES="notify align fail-fast migrate"
+
+need_cmd rdma mono_watch $PP
+
+ib_bond_setup
+wait_ping "$PEER_IP" 60
+barrier ready 120
+failed=0
+check() {
+	if eval "$2"; then
+		echo "RDMA-HA-DATA: role=$ROLE assert=ok $1"
+	else
+		log "ASSERTION FAILED: $1"
+		echo "RDMA-HA-DATA: role=$ROLE assert=FAILED $1"
+		failed=1
+	fi
+}
+
+port_of() {
+	case $1 in
+	notify) echo 7491 ;; align) echo 7492 ;;
+	fail-fast) echo 7493 ;; migrate) echo 7494 ;;
+	esac
+}
+
+# run MODE: (re)start this guest's program for MODE; its log accumulates
+# in /tmp/race-MODE.log, its pid in /tmp/race-MODE.pid.
+run() {
+	local bind=$MY_IP
+	# the notify and fail-fast listeners are wildcard ones, the align and
+	# migrate listeners are bound to bond0's address (extended on failover)
+	case $1 in notify|fail-fast) bind=0.0.0.0 ;; esac
+	if [ "$ROLE" = a ]; then
+		$PP -s -b "$bind" -p "$(port_of "$1")" -d 900 --ha-mode "$1" \
+			>>"/tmp/race-$1.log" 2>&1 &
+	else
+		$PP -c "$PEER_IP" -b "$MY_IP" -p "$(port_of "$1")" -d 900 \
+			--reconnect --ha-mode "$1" >>"/tmp/race-$1.log" 2>&1 &
+	fi
+	echo $! >"/tmp/race-$1.pid"
+}
+
+alive() { kill -0 "$(cat "/tmp/race-$1.pid")" 2>/dev/null; }
+
+if [ "$ROLE" = a ]; then
+	for m in $MODES; do run $m; done
+	for m in $MODES; do
+		wait_for 10 grep -q ' listening ' "/tmp/race-$m.log" ||
+			fail "$m server did not listen"
+	done
+	barrier servers
+else
+	barrier servers
+	for m in $MODES; do run $m; done
+fi
+for m in $MODES; do
+	wait_for 60 grep -q ' connected id=' "/tmp/race-$m.log" ||
+		fail "$m: no first connection: $(tail -n 5 "/tmp/race-$m.log")"
+done
+barrier connected 90
+sleep 2
+
+# -- the churn -----------------------------------------------------------
+kmsg_mark churn
+t_start=$(now)
+i=0
+killed=0
+while [ $i -lt "$FLAPS" ]; do
+	i=$((i + 1))
+	if [ $((i % 2)) = 1 ]; then s=ib1; else s=ib0; fi
+	echo $s >/sys/class/net/bond0/bonding/active_slave 2>/dev/null
+	if [ $((i % KILL_EVERY)) = 0 ]; then
+		set -- $MODES
+		shift $(( (i / KILL_EVERY) % 4 ))
+		kill -9 "$(cat "/tmp/race-$1.pid")" 2>/dev/null
+		wait "$(cat "/tmp/race-$1.pid")" 2>/dev/null
+		run "$1"
+		killed=$((killed + 1))
+	fi
+	sleep "$(awk -v ms="$FLAP_MS" 'BEGIN { printf "%.3f", ms / 1000 }')"
+done
+t_end=$(now)
+echo "RDMA-HA-DATA: role=$ROLE what=churn flaps=$FLAPS killed=$killed seconds=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')"
+
+# -- settle on ib0 and check that everything works again -----------------
+bond_activate ib0
+barrier settled 180
+for m in $MODES; do
+	check "$m program still runs" 'alive $m'
+done
+# Reconnects take up to a connect timeout (5 s) and a few attempts; the
+# verdict at SIGTERM (exit 0: connected and not stalled) is the check.
+sleep $SETTLE_S
+barrier checked 240
+for m in $MODES; do
+	pid=$(cat "/tmp/race-$m.pid")
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	[ "$ROLE" = a ] ||
+		check "$m client busy when stopped (exit $rc, want 0)" '[ "$rc" = 0 ]'
+	for e in ADDR_CHANGE DISCONNECTED UNREACHABLE REJECTED ESTABLISHED; do
+		printf '%s=%s ' "$e" "$(grep -c "cm_event name=RDMA_CM_EVENT_$e " "/tmp/race-$m.log")"
+	done | sed "s/^/RDMA-HA-DATA: role=$ROLE what=events mode=$m /"
+	echo
+	echo "RDMA-HA-DATA: role=$ROLE what=teardowns mode=$m enetunreach=$(grep -c 'status=-101 ' "/tmp/race-$m.log") enetdown=$(grep -c 'status=-100 ' "/tmp/race-$m.log") wc_errors=$(grep -c ' wc_error ' "/tmp/race-$m.log")"
+done
+for m in align migrate; do
+	check "$m: the CM tore connections down during the churn" \
+		'grep -q "status=-101 " /tmp/race-$m.log'
+done
+barrier done 120
+[ $failed = 0 ] || fail "assertions failed"
+log "all assertions hold"
+exit 0
