@@ -77,8 +77,13 @@ check_series() {
 # ---- kernels ------------------------------------------------------------
 
 build_kernels() {
-	local t
-	for t in patched stock; do
+	local t kernels="patched stock"
+	# one scenario and no static checks: only the kernels it runs on
+	if [ -n "$SCENARIO" ] && ! want static; then
+		kernels=$(scenario_meta "$SELFTESTS/$SCENARIO.sh" kernel patched |
+			tr ',' ' ')
+	fi
+	for t in $kernels; do
 		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug
 	done
 }
