@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""bench-report.py SAMPLES OUTDIR: summarise rdma-ha benchmark samples.
+
+SAMPLES has one sample per line, key=value fields, as dev/bench.sh collects
+them from the guests' "RDMA-HA-BENCH:" lines:
+
+    kernel=stock variant=release bench=failover_ids ids=16 round=3 first_ms=.. last_ms=..
+
+Samples are grouped by bench, kernel and every key that is not a metric
+(metrics: *_ms, *_us, *_per_min, events, round).  For each group and metric
+it prints n, median, p90, p99 and max, then the patched/stock ratio of the
+medians for groups that exist on both kernels.  For every bench with a
+numeric parameter (ids, ...) it writes OUTDIR/<bench>.svg: median and p90
+of the first metric against the parameter, one line per kernel.
+"""
+import math
+import sys
+from collections import defaultdict
+
+METRIC_SUFFIXES = ('_ms', '_us', '_per_min')
+NON_KEYS = {'round', 'events', 'kernel', 'variant', 'bench'}
+
+
+def is_metric(k):
+    return k.endswith(METRIC_SUFFIXES)
+
+
+def pct(vals, p):
+    """Nearest-rank percentile of a sorted list."""
+    if not vals:
+        return float('nan')
+    rank = max(1, math.ceil(p / 100.0 * len(vals)))
+    return vals[rank - 1]
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            kv = dict(t.split('=', 1) for t in line.split() if '=' in t)
+            if 'bench' in kv and 'kernel' in kv:
+                rows.append(kv)
+    return rows
+
+
+def group_key(row):
+    return tuple(sorted((k, v) for k, v in row.items()
+                        if k not in NON_KEYS and not is_metric(k)))
+
+
+def fmt(x):
+    return '%.3f' % x if not math.isnan(x) else 'nan'
+
+
+def svg(bench, param, metric, series, path):
+    """series: {kernel: [(param, median, p90)]}"""
+    w, h, m = 640, 400, 60
+    pts = [p for s in series.values() for p in s]
+    xs = sorted({p[0] for p in pts})
+    ymax = max(p[2] for p in pts) * 1.1 or 1.0
+    xpos = {x: m + i * (w - 2 * m) / max(1, len(xs) - 1)
+            for i, x in enumerate(xs)}
+
+    def ypos(y):
+        return h - m - y / ymax * (h - 2 * m)
+
+    colors = {'stock': '#1f77b4', 'patched': '#d62728'}
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (w, h),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="20" font-size="14">%s: %s vs %s (median solid, '
+           'p90 dashed)</text>' % (m, bench, metric, param),
+           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>'
+           % (m, h - m, w - m, h - m),
+           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>'
+           % (m, m, m, h - m)]
+    for x in xs:
+        out.append('<text x="%.0f" y="%d" text-anchor="middle">%s</text>'
+                   % (xpos[x], h - m + 16, x))
+    for i in range(5):
+        y = ymax * i / 4
+        out.append('<text x="%d" y="%.0f" text-anchor="end">%.1f</text>'
+                   % (m - 4, ypos(y) + 4, y))
+    out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
+               % (w // 2, h - 15, param))
+    for n, (kernel, s) in enumerate(sorted(series.items())):
+        c = colors.get(kernel, '#2ca02c')
+        s = sorted(s)
+        for idx, dash in ((1, ''), (2, ' stroke-dasharray="4 3"')):
+            d = ' '.join('%.1f,%.1f' % (xpos[p[0]], ypos(p[idx])) for p in s)
+            out.append('<polyline fill="none" stroke="%s" stroke-width="2"%s '
+                       'points="%s"/>' % (c, dash, d))
+        out.append('<text x="%d" y="%d" fill="%s">%s</text>'
+                   % (w - m - 80, m + 16 * n, c, kernel))
+    out.append('</svg>')
+    with open(path, 'w') as f:
+        f.write('\n'.join(out) + '\n')
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    rows = load(sys.argv[1])
+    if not rows:
+        sys.exit('bench-report: no samples in %s' % sys.argv[1])
+    data = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        for k, v in r.items():
+            if is_metric(k):
+                data[(r['bench'], group_key(r), r['kernel'])][k].append(
+                    float(v))
+    medians = {}
+    print('%-14s %-8s %-22s %-10s %5s %9s %9s %9s %9s' %
+          ('bench', 'kernel', 'group', 'metric', 'n', 'median', 'p90',
+           'p99', 'max'))
+    for (bench, gk, kernel) in sorted(data):
+        for metric, vals in sorted(data[(bench, gk, kernel)].items()):
+            vals.sort()
+            med = pct(vals, 50)
+            medians[(bench, gk, kernel, metric)] = med
+            print('%-14s %-8s %-22s %-10s %5d %9s %9s %9s %9s' %
+                  (bench, kernel, ' '.join('%s=%s' % kv for kv in gk),
+                   metric, len(vals), fmt(med), fmt(pct(vals, 90)),
+                   fmt(pct(vals, 99)), fmt(vals[-1])))
+    print()
+    print('patched/stock ratio of medians:')
+    for (bench, gk, kernel, metric), med in sorted(medians.items()):
+        if kernel != 'patched':
+            continue
+        base = medians.get((bench, gk, 'stock', metric))
+        if base is None:
+            continue
+        ratio = med / base if base else float('nan')
+        print('  %-14s %-22s %-10s %s' % (bench, ' '.join(
+            '%s=%s' % kv for kv in gk), metric, fmt(ratio)))
+    # pictures: one numeric parameter, the first metric
+    by_bench = defaultdict(list)
+    for (bench, gk, kernel, metric), med in medians.items():
+        by_bench[bench].append((gk, kernel, metric))
+    for bench, items in by_bench.items():
+        params = {k for gk, _, _ in items for k, v in gk
+                  if v.replace('.', '', 1).isdigit()}
+        if len(params) != 1:
+            continue
+        param = params.pop()
+        metric = sorted({m for _, _, m in items})[-1]
+        series = defaultdict(list)
+        for gk, kernel, m in items:
+            if m != metric:
+                continue
+            vals = sorted(data[(bench, gk, kernel)][m])
+            x = float(dict(gk)[param])
+            series[kernel].append((x, pct(vals, 50), pct(vals, 90)))
+        path = '%s/%s.svg' % (sys.argv[2], bench)
+        svg(bench, param, metric, series, path)
+        print('picture: %s' % path)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bench.sh [--variant release|debug] [--only NAME]: benchmarks, not tests.
+# Runs every tools/testing/selftests/rdma/bench_*.sh on the stock and the
+# patched kernel in the same run and reports distributions (median, p90,
+# p99, max) and patched/stock ratios of the medians, in
+# out/bench/report.txt, plus an SVG picture per benchmark
+# (out/bench/NAME.svg).  Absolute times under TCG mean little; the ratios
+# and event counts hold.
+#
+# The release variant (no lockdep, kmemleak, ...) is the default: the debug
+# options cost more than the code being measured.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variant=release
+only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--variant) variant=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	*) die "usage: bench.sh [--variant release|debug] [--only NAME]" ;;
+	esac
+done
+sel=$RDMA_HA_ROOT/tools/testing/selftests/rdma
+dir=$OUT/bench
+mkdir -p "$dir"
+
+"$RDMA_HA_ROOT/dev/check.sh" --setup-only
+for t in patched stock; do
+	"$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" "$variant"
+done
+make -s -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
+"$sel/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
+
+meta() {
+	sed -n 's/^# rdma-ha-bench:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
+		sed -n "s/^$2=//p" | head -n1
+}
+
+: >"$dir/samples.txt"
+for s in "$sel"/bench_*.sh; do
+	name=$(basename "$s" .sh)
+	[ -z "$only" ] || [ "$only" = "$name" ] || continue
+	for k in $(meta "$s" kernel | tr ',' ' '); do
+		log "$name on $k ($variant)"
+		out=$dir/$name-$k
+		"$sel/qemu/vm.sh" run \
+			--kernel "$OUT/$k/build-$variant/arch/x86/boot/bzImage" \
+			--initrd "$OUT/initramfs.cpio.gz" --test "$name" \
+			--guests "$(meta "$s" guests)" --timeout "$(meta "$s" timeout)" \
+			--outdir "$out" >"$out.log" 2>&1 ||
+			die "$name on $k failed: $out.log"
+		cat "$out"/*.console | tr -d '\r' |
+			sed -n "s/^.*RDMA-HA-BENCH: /kernel=$k variant=$variant /p" \
+			>>"$dir/samples.txt"
+	done
+done
+python3 "$RDMA_HA_ROOT/dev/bench-report.py" "$dir/samples.txt" "$dir" |
+	tee "$dir/report.txt"
