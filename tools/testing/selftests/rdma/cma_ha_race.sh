@@ -124,12 +124,15 @@ done
 # Reconnects take up to a connect timeout (5 s) and a few attempts; the
 # verdict at SIGTERM (exit 0: connected and not stalled) is the check.
 sleep $SETTLE_S
-barrier checked 240
+# Stop the clients before the servers: a server that goes first ends its
+# client's connection.
+[ "$ROLE" = b ] || barrier stopped 240
 for m in $MODES; do
 	pid=$(cat "/tmp/race-$m.pid")
 	kill "$pid" 2>/dev/null
 	wait "$pid"
 	rc=$?
+	tail -n 3 "/tmp/race-$m.log" | sed "s/^/RDMA-HA-DATA: role=$ROLE mode=$m log: /"
 	[ "$ROLE" = a ] ||
 		check "$m client busy when stopped (exit $rc, want 0)" '[ "$rc" = 0 ]'
 	for e in ADDR_CHANGE DISCONNECTED UNREACHABLE REJECTED ESTABLISHED; do
@@ -138,6 +141,7 @@ for m in $MODES; do
 	echo
 	echo "RDMA-HA-DATA: role=$ROLE what=teardowns mode=$m enetunreach=$(grep -c 'status=-101 ' "/tmp/race-$m.log") enetdown=$(grep -c 'status=-100 ' "/tmp/race-$m.log") wc_errors=$(grep -c ' wc_error ' "/tmp/race-$m.log")"
 done
+[ "$ROLE" = a ] || barrier stopped 240
 for m in align migrate; do
 	check "$m: the CM tore connections down during the churn" \
 		'grep -q "status=-101 " /tmp/race-$m.log'
