@@ -49,6 +49,13 @@ def group_key(row):
                         if k not in NON_KEYS and not is_metric(k)))
 
 
+def natural(key):
+    """Sort key: numbers in group values compare as numbers."""
+    bench, gk, kernel = key[:3]
+    return (bench, [(k, float(v)) if v.replace('.', '', 1).isdigit()
+                    else (k, v) for k, v in gk], kernel) + tuple(key[3:])
+
+
 def fmt(x):
     return '%.3f' % x if not math.isnan(x) else 'nan'
 
@@ -114,7 +121,7 @@ def main():
     print('%-14s %-8s %-22s %-10s %5s %9s %9s %9s %9s' %
           ('bench', 'kernel', 'group', 'metric', 'n', 'median', 'p90',
            'p99', 'max'))
-    for (bench, gk, kernel) in sorted(data):
+    for (bench, gk, kernel) in sorted(data, key=natural):
         for metric, vals in sorted(data[(bench, gk, kernel)].items()):
             vals.sort()
             med = pct(vals, 50)
@@ -125,7 +132,8 @@ def main():
                    fmt(pct(vals, 99)), fmt(vals[-1])))
     print()
     print('patched/stock ratio of medians:')
-    for (bench, gk, kernel, metric), med in sorted(medians.items()):
+    for (bench, gk, kernel, metric), med in sorted(medians.items(),
+                                                   key=lambda i: natural(i[0])):
         if kernel != 'patched':
             continue
         base = medians.get((bench, gk, 'stock', metric))
