@@ -10,7 +10,7 @@ DEV := $(CURDIR)/dev
 SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
 export OUT ?= $(CURDIR)/out
 
-.PHONY: all help demo check static kunit vmtest base src kernel stock debug \
+.PHONY: all help demo check static kunit vmtest dkms base src kernel stock debug \
 	release stock-release tools initramfs tree export roundtrip series \
 	clean distclean
 
@@ -22,6 +22,7 @@ help:
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel"
 	@echo "make vmtest T=x  one QEMU scenario (tools/testing/selftests/rdma/x.sh)"
+	@echo "make dkms        replacement modules for Debian's kernel (out/dkms)"
 	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"
 	@echo "make stock       stock debug kernel    (out/stock/build-debug)"
 	@echo "make release     patched release kernel; stock-release likewise"
@@ -45,6 +46,9 @@ kunit:
 
 vmtest:
 	$(DEV)/check.sh --scenario $(T)
+
+dkms:
+	$(DEV)/dkms.sh all
 
 base:
 	$(DEV)/prepare-src.sh base
@@ -86,7 +90,8 @@ series:
 
 clean:
 	rm -rf $(OUT)/patched $(OUT)/stock $(OUT)/check $(OUT)/tools \
-		$(OUT)/initramfs.cpio.gz $(OUT)/series
+		$(OUT)/initramfs.cpio.gz $(OUT)/series $(OUT)/dkms \
+		$(OUT)/initramfs-debian.cpio.gz
 
 distclean:
 	rm -rf $(OUT)
