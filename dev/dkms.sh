@@ -382,9 +382,10 @@ check_exports() {
 	return $bad
 }
 
-# check-shared: a private header of a replaced module's directory that the
-# series changes may also be compiled into modules we do not replace
-# (cma_priv.h into ib_core's restrack.c and nldev.c).  Compile those files
+# check-shared: a header the series changes may also be compiled into
+# modules we do not replace: a private header of a replaced module's
+# directory (cma_priv.h into ib_core's restrack.c and nldev.c), or a public
+# one (rdma/rdma_cm.h into ib_core's sa_query.c).  Compile those files
 # against the Debian headers from the base and from the patched tree: the
 # code (debug info aside) must be the same.
 check_shared() {
@@ -405,8 +406,22 @@ check_shared() {
 			done
 		done
 	done
+	# Public headers (include/, uapi aside) the series changes: their users
+	# in the distribution's RDMA core modules (ib_core, ib_cm, iw_cm,
+	# ib_uverbs, ib_umad) and in the module directories.  (Exports of the
+	# replaced modules are covered by check-exports.)
+	for h in $(grep '^include/.*\.h$' <<<"$changed" | grep -v '^include/uapi/' || true); do
+		[ -f "$BASE_DIR/$h" ] || continue
+		for c in $(for d in drivers/infiniband/core $dirs; do
+				echo "$BASE_DIR/$d"/*.c; done); do
+			f=${c#"$BASE_DIR"/}
+			grep -qxF "$f" <<<"$owned" && continue
+			case "$f" in *_kunit.c) continue ;; esac
+			grep -qE "^#include <${h#include/}>" "$c" && users+=("$f")
+		done
+	done
 	if [ ${#users[@]} -eq 0 ]; then
-		echo "no file outside the replaced modules includes a changed private header"
+		echo "no file outside the replaced modules includes a header the series changes"
 		return 0
 	fi
 	users=($(printf '%s\n' "${users[@]}" | sort -u))
