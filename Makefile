@@ -10,7 +10,7 @@ DEV := $(CURDIR)/dev
 SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
 export OUT ?= $(CURDIR)/out
 
-.PHONY: all help demo check static kunit vmtest bench base src kernel stock debug \
+.PHONY: all help demo check static kunit vmtest bench dkms check-dkms base src kernel stock debug \
 	release stock-release tools initramfs tree export roundtrip series \
 	clean distclean
 
@@ -21,8 +21,9 @@ help:
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel"
-	@echo "make vmtest T=x  one QEMU scenario (tools/testing/selftests/rdma/x.sh)"
+	@echo "make vmtest T=x  one QEMU scenario (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"
 	@echo "make bench       benchmarks, stock vs patched release kernels (out/bench/report.txt)"
+	@echo "make dkms        replacement modules for Debian's kernel (out/dkms); make check-dkms: their checks"
 	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"
 	@echo "make stock       stock debug kernel    (out/stock/build-debug)"
 	@echo "make release     patched release kernel; stock-release likewise"
@@ -45,7 +46,13 @@ kunit:
 	$(DEV)/check.sh --only kunit
 
 vmtest:
-	$(DEV)/check.sh --scenario $(T)
+	$(DEV)/check.sh --scenario $(T) $(if $(K),--kernel $(K))
+
+dkms:
+	$(DEV)/dkms.sh all
+
+check-dkms:
+	$(DEV)/check.sh --only dkms
 
 bench:
 	$(DEV)/bench.sh
@@ -90,7 +97,8 @@ series:
 
 clean:
 	rm -rf $(OUT)/patched $(OUT)/stock $(OUT)/check $(OUT)/tools \
-		$(OUT)/initramfs.cpio.gz $(OUT)/series
+		$(OUT)/initramfs.cpio.gz $(OUT)/series $(OUT)/dkms \
+		$(OUT)/initramfs-debian.cpio.gz
 
 distclean:
 	rm -rf $(OUT)

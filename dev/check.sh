@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# check.sh [--quick] [--only static|kunit|vm] [--scenario NAME]
+# check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME]
+#          [--kernel stock|patched|debian]
 #
 # The whole test suite: the series applies and round-trips, static checks
 # on everything the project adds or changes (checkpatch --strict, sparse,
 # W=1, kernel-doc; no new warnings compared with the stock tree), the
 # patched and the stock debug kernels build, KUnit suites built into the
-# patched kernel, and the QEMU scenarios.  Every check prints
+# patched kernel, the replacement modules (DKMS flavour) build against
+# Debian's headers with the distribution's ABI, and the QEMU scenarios on
+# the stock, the patched and Debian's own kernel.  Every check prints
 # "TEST name: PASS|FAIL|SKIP"; the run ends with "N passed, N failed,
 # N skipped" and exits non-zero on any failure.
 set -uo pipefail
@@ -15,11 +18,13 @@ set -uo pipefail
 
 ONLY=
 SCENARIO=
+KERNEL_KIND=
 SETUP_ONLY=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--only) ONLY=$2; shift ;;
 	--scenario) SCENARIO=$2; ONLY=vm; shift ;;
+	--kernel) KERNEL_KIND=$2; shift ;;
 	--setup-only) SETUP_ONLY=1 ;;
 	*) die "unknown argument $1" ;;
 	esac
@@ -52,6 +57,7 @@ run_check() {
 	else
 		result "$name" FAIL "log: $log"
 		tail -n 40 "$log" | sed 's/^/    | /'
+		return 1
 	fi
 }
 
@@ -62,7 +68,7 @@ setup() {
 		xz-utils patch git python3 perl sparse qemu-system-x86 \
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
-		libibverbs-dev socat kmod
+		libibverbs-dev socat kmod gcc-12 zstd dwarves
 }
 
 # ---- series, round trip -------------------------------------------------
@@ -78,10 +84,10 @@ check_series() {
 
 build_kernels() {
 	local t kernels="patched stock"
-	# one scenario and no static checks: only the kernels it runs on
-	if [ -n "$SCENARIO" ] && ! want static; then
-		kernels=$(scenario_meta "$SELFTESTS/$SCENARIO.sh" kernel patched |
-			tr ',' ' ')
+	# only scenarios to run: only the kernels they run on (KUnit and the
+	# static checks need both)
+	if [ "$ONLY" = vm ]; then
+		kernels=$(selected_kernels | grep -xE 'patched|stock')
 	fi
 	for t in $kernels; do
 		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug
@@ -200,6 +206,27 @@ warn_checks() {
 	fi
 }
 
+# ---- replacement modules (DKMS) -----------------------------------------
+
+# dkms_checks [all]: Debian's kernel packages, the DKMS source package and
+# its build against Debian's headers, the module root of the "debian"
+# guests; with "all", the checks that the replacements keep the
+# distribution's ABI and refuse other kernel versions.
+dkms_checks() {
+	local d=$RDMA_HA_ROOT/dev/dkms.sh
+	rm -rf "$OUT/dkms/modroot"
+	run_check dkms/fetch "$d" fetch || return
+	run_check dkms/source "$d" source || return
+	[ "${1:-}" != all ] || run_check dkms/scope "$d" check-scope
+	run_check dkms/build "$d" build || return
+	if [ "${1:-}" = all ]; then
+		run_check dkms/exports "$d" check-exports
+		run_check dkms/shared "$d" check-shared
+		run_check dkms/version "$d" check-version
+	fi
+	run_check dkms/modroot "$d" modroot
+}
+
 # ---- QEMU ---------------------------------------------------------------
 
 build_initramfs() {
@@ -207,7 +234,39 @@ build_initramfs() {
 	run_check initramfs "$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
 }
 
-kernel_image() { echo "$OUT/$1/build-debug/arch/x86/boot/bzImage"; }
+# The "debian" guests: Debian's modules plus the replacements.
+build_initramfs_debian() {
+	rm -f "$OUT/initramfs-debian.cpio.gz"
+	[ -d "$OUT/dkms/modroot" ] || return 0
+	run_check initramfs/debian env KMOD_ROOT="$OUT/dkms/modroot" \
+		EXTRA_ROOT="$OUT/dkms/guest" \
+		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio.gz"
+}
+
+# kernel_image KIND / initrd KIND: what a guest of kernel KIND boots.
+kernel_image() {
+	case "$1" in
+	debian) echo "$DEB_VMLINUZ" ;;
+	*) echo "$OUT/$1/build-debug/arch/x86/boot/bzImage" ;;
+	esac
+}
+initrd() {
+	case "$1" in
+	debian) echo "$OUT/initramfs-debian.cpio.gz" ;;
+	*) echo "$OUT/initramfs.cpio.gz" ;;
+	esac
+}
+
+# selected_kernels: the kernel kinds the selected scenarios run on.
+selected_kernels() {
+	local s name
+	for s in "$SELFTESTS"/*.sh; do
+		grep -q '^# rdma-ha:' "$s" || continue
+		name=$(basename "$s" .sh)
+		[ -z "$SCENARIO" ] || [ "$SCENARIO" = "$name" ] || continue
+		scenario_meta "$s" kernel patched | tr ',' '\n'
+	done | sort -u | grep -x "${KERNEL_KIND:-.*}"
+}
 
 # scenario_meta SCRIPT KEY DEFAULT: read "# rdma-ha: key=value ..." headers
 # (vm.sh reads guests= and timeout= itself; kernel= is the check's).
@@ -253,9 +312,14 @@ run_scenarios() {
 		[ -z "$SCENARIO" ] || [ "$SCENARIO" = "$name" ] || continue
 		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
 		for k in $kernels; do
+			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
 			log=$LOGDIR/vm-$name-$k.log
+			if [ ! -f "$(kernel_image "$k")" ] || [ ! -f "$(initrd "$k")" ]; then
+				result "vm/$name@$k" FAIL "no kernel or initramfs for $k (see the build, dkms and initramfs checks)"
+				continue
+			fi
 			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$k")" \
-				--initrd "$OUT/initramfs.cpio.gz" --test "$name" \
+				--initrd "$(initrd "$k")" --test "$name" \
 				--outdir "$LOGDIR/vm-$name-$k" >"$log" 2>&1
 			rc=$?
 			case $rc in
@@ -280,8 +344,16 @@ if want static || want kunit || want vm; then
 	build_kernels
 fi
 want static && static_checks
+if want dkms; then
+	dkms_checks all
+elif want vm && selected_kernels | grep -qx debian; then
+	dkms_checks
+fi
 if want kunit || want vm; then
 	build_initramfs
+fi
+if want vm && selected_kernels | grep -qx debian; then
+	build_initramfs_debian
 fi
 want kunit && run_kunit
 want vm && run_scenarios

@@ -10,6 +10,18 @@ BASE_PKG=linux-source-6.12
 BASE_VERSION=6.12.117-1~deb12u1
 BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
 BASE_DIR=$OUT/base/linux
+# The upstream kernel version of the base (6.12.117).
+BASE_KERNEL=${BASE_VERSION%%-*}
+
+# The distribution kernel of the same version, for the replacement-module
+# (DKMS) flavour: Debian's linux-image and linux-headers packages, fetched
+# with apt-get download and unpacked under out/debian (never installed).
+DEB_ABINAME=$BASE_KERNEL+deb12
+DEB_KREL=$DEB_ABINAME-amd64
+DEB_PKGVERSION=$BASE_VERSION
+DEB_ROOT=$OUT/debian/root
+DEB_HEADERS=$DEB_ROOT/usr/src/linux-headers-$DEB_KREL
+DEB_VMLINUZ=$DEB_ROOT/boot/vmlinuz-$DEB_KREL
 
 # Directories of the repository that hold new files at their kernel paths.
 OVERLAY_DIRS="drivers include Documentation tools"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=240 kernel=stock,patched
+# rdma-ha: guests=2 timeout=240 kernel=stock,patched,debian
 #
 # Baseline of bonding failover under an RDMA CM connection (issue 2, item 5).
 #

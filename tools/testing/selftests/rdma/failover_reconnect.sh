@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=240 kernel=stock,patched
+# rdma-ha: guests=2 timeout=240 kernel=stock,patched,debian
 #
 # Phase 2 of the failover baseline on a fresh boot: the same topology as
 # failover_baseline.sh, the client runs with --reconnect.  See there.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=300 kernel=patched
+# rdma-ha: guests=2 timeout=300 kernel=patched,debian
 #
 # Soft InfiniBand bonding: sib0/sib1 on eth0/eth1, IPoIB ib0/ib1
 # enslaved to an active-backup bond0; ping across a cut of the active link

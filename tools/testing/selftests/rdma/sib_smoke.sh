@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=400 kernel=patched
+# rdma-ha: guests=2 timeout=400 kernel=patched,debian
 #
 # Soft InfiniBand smoke test: a sib
 # device on eth0 of each guest, stock IPoIB on top; datagram ping,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=1 timeout=240 kernel=patched
+# rdma-ha: guests=1 timeout=240 kernel=patched,debian
 #
 # Bad input for RDMA_OPTION_ID_HA_MODE: ucma_ha_setopt runs every invalid
 # rdma_set_option() combination it knows against rxe0 (checking the

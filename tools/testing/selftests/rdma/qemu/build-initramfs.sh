@@ -14,8 +14,10 @@
 # Real tools keep their Debian paths; a busybox applet link is made only
 # where no real binary of that name exists, so nothing is shadowed.
 #
-# KMOD_ROOT=DIR (an unpacked linux-image .deb) adds the modules in KMODS
+# KMOD_ROOT=DIR (an unpacked linux-image .deb, or dev/dkms.sh's module root
+# with the replacement modules in updates/dkms) adds the modules in KMODS
 # and their dependencies, for booting a modular (distribution) kernel.
+# EXTRA_ROOT=DIR: a tree copied as is into the initramfs root.
 #
 # The archive is reproducible: sorted newc entries, fixed mtimes and owners,
 # gzip -n.  Nothing is cached; the staging tree lives next to OUT.
@@ -173,7 +175,7 @@ printf 'hosts: files\n' >"$stage/etc/nsswitch.conf"
 if [ -n "${KMOD_ROOT:-}" ]; then
 	KMOD_ROOT=$(realpath "$KMOD_ROOT")
 	# rxe needs a "crc32" shash: crc32_generic is a module there.
-	KMODS=${KMODS:-"virtio_net bonding veth crc32_generic rdma_rxe rdma_ucm ib_uverbs ib_umad"}
+	KMODS=${KMODS:-"virtio_net bonding veth crc32_generic rdma_rxe rdma_cm rdma_ucm ib_uverbs ib_umad ib_ipoib"}
 	kver=$(ls "$KMOD_ROOT/lib/modules" | head -1)
 	[ -n "$kver" ] || die "no modules in $KMOD_ROOT/lib/modules"
 	[ -f "$KMOD_ROOT/lib/modules/$kver/modules.dep" ] ||
@@ -196,6 +198,11 @@ if [ -n "${KMOD_ROOT:-}" ]; then
 		esac
 		echo "$dst" >>"$stage/etc/rdma-ha.modules"
 	done
+fi
+
+if [ -n "${EXTRA_ROOT:-}" ]; then
+	[ -d "$EXTRA_ROOT" ] || die "no directory $EXTRA_ROOT (EXTRA_ROOT)"
+	cp -a "$EXTRA_ROOT/." "$stage/"
 fi
 
 # Reproducible archive.

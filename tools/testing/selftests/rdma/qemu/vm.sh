@@ -12,6 +12,11 @@
 # /selftests/NAME.sh a (and b).  --guests and --timeout default to the
 # scenario's "# rdma-ha: guests=N timeout=SEC" header.
 #
+# The kernel is the project's bzImage (everything built in) or a modular
+# distribution kernel such as Debian's vmlinuz with an initramfs that
+# carries its modules (build-initramfs.sh KMOD_ROOT=...; dev/check.sh
+# makes one with the replacement modules for its "debian" kernel kind).
+#
 # Network: every guest has two virtio-net NICs, netdevs n0 and n1, MAC
 # 52:54:00:00:0G:0N (G = guest 1|2, N = NIC 0|1), backed by QEMU socket
 # netdevs on 127.0.0.1 only (no host networking, ever).  Two guests: a.n0 is
