@@ -578,6 +578,19 @@ static void rxe_sa_send_handler(struct ib_mad_agent *mad_agent,
 	ib_free_send_mad(msg);
 }
 
+/* The send buffer of an RMPP MAD holds the headers, its segments the data. */
+static void rxe_sa_copy_segments(struct ib_mad_send_buf *msg, const u8 *data,
+				 unsigned int len)
+{
+	unsigned int n;
+	int seg;
+
+	for (seg = 1; len; seg++, data += n, len -= n) {
+		n = min_t(unsigned int, len, msg->seg_size);
+		memcpy(ib_get_rmpp_segment(msg, seg), data, n);
+	}
+}
+
 static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
 			      struct ib_mad_recv_wc *recv_wc,
 			      const struct ib_sa_mad *resp,
@@ -606,8 +619,10 @@ static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
 	out = msg->mad;
 	out->mad_hdr = resp->mad_hdr;
 	out->sa_hdr = resp->sa_hdr;
-	memcpy(out->data, resp->data,
-	       reply->rmpp ? reply->data_len : IB_MGMT_SA_DATA);
+	if (reply->rmpp)
+		rxe_sa_copy_segments(msg, resp->data, reply->data_len);
+	else
+		memcpy(out->data, resp->data, IB_MGMT_SA_DATA);
 
 	msg->ah = ah;
 	if (ib_post_send_mad(msg, NULL)) {
