@@ -62,7 +62,7 @@ setup() {
 		xz-utils patch git python3 perl sparse qemu-system-x86 \
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
-		libibverbs-dev socat kmod
+		libibverbs-dev infiniband-diags socat kmod
 }
 
 # ---- series, round trip -------------------------------------------------
