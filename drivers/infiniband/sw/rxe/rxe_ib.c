@@ -10,6 +10,7 @@
 
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <net/addrconf.h>
 #include <rdma/ib_hdrs.h>
 #include <rdma/rdma_netlink.h>
 
@@ -113,6 +114,33 @@ void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid)
 
 	rxe_ib_neigh_learn(rxe->ib, rxe_ib_lid_from_guid(gid->global.interface_id),
 			   mac);
+}
+
+/**
+ * rxe_ib_lid_to_gid() - the port GID of a peer the port has learned
+ * @rxe: the device
+ * @lid: the peer's LID
+ * @gid: the peer's GID 0: the subnet prefix and the EUI-64 of its MAC
+ *	address, which is how a sib port makes its GUID
+ *
+ * Return: true when @lid is a learned peer whose MAC address gives @lid
+ */
+bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
+{
+	struct rxe_ib_neigh *n;
+	u8 mac[ETH_ALEN];
+
+	rcu_read_lock();
+	n = xa_load(&rxe->ib->neigh, lid);
+	if (n)
+		ether_addr_copy(mac, n->mac);
+	rcu_read_unlock();
+	if (!n)
+		return false;
+
+	gid->global.subnet_prefix = rxe->port.subnet_prefix;
+	addrconf_addr_eui48((u8 *)&gid->global.interface_id, mac);
+	return rxe_ib_lid_from_guid(gid->global.interface_id) == lid;
 }
 
 /* The destination MAC address of a packet to @dlid, see soft_ib.rst. */

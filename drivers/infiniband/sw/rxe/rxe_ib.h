@@ -145,6 +145,7 @@ union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
 void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
 void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid);
+bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid);
 
 #else
 
@@ -223,6 +224,12 @@ static inline bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
 
 static inline void rxe_ib_learn_gid(struct rxe_dev *rxe,
 				    const union ib_gid *gid) {}
+
+static inline bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid,
+				     union ib_gid *gid)
+{
+	return false;
+}
 
 #endif /* CONFIG_RDMA_RXE_IB */
 

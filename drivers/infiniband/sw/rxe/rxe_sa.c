@@ -88,8 +88,23 @@ static bool rxe_sa_gid_is_local(const struct rxe_sa *sa, const u8 *gid)
 	return !memcmp(gid, sa->port.gid.raw, 8);	/* subnet prefix */
 }
 
+/* The port GID behind a unicast LID: the port's own or a known peer's. */
+static int rxe_sa_lid_gid(struct rxe_sa *sa, u16 lid, union ib_gid *gid)
+{
+	if (lid == sa->port.lid) {
+		*gid = sa->port.gid;
+		return 0;
+	}
+	if (!lid || rxe_ib_lid_is_mcast(lid) || !sa->lid_to_gid ||
+	    !sa->lid_to_gid(sa, lid, gid))
+		return -ENOENT;
+
+	return 0;
+}
+
 /*
- * Fill @rec with the path to the DGID of @req.
+ * Fill @rec with the path to the DGID of @req, or to its DLID when it
+ * gives no DGID.
  * Return: 0, or -ENOENT when no such path exists
  */
 static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
@@ -99,9 +114,11 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	union ib_gid dgid;
 	u16 dlid;
 
-	if (!rxe_sa_selected(req, IB_SA_PATH_REC_DGID))
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_DGID))
+		memcpy(dgid.raw, q->dgid, sizeof(dgid.raw));
+	else if (!rxe_sa_selected(req, IB_SA_PATH_REC_DLID) ||
+		 rxe_sa_lid_gid(sa, be16_to_cpu(q->dlid), &dgid))
 		return -ENOENT;
-	memcpy(dgid.raw, q->dgid, sizeof(dgid.raw));
 
 	if (rxe_sa_selected(req, IB_SA_PATH_REC_SGID) &&
 	    memcmp(q->sgid, sa->port.gid.raw, sizeof(q->sgid)))
@@ -113,7 +130,7 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	if (rdma_is_multicast_addr((struct in6_addr *)dgid.raw)) {
 		dlid = rxe_sa_mlid(&dgid);
 	} else {
-		if (!rxe_sa_gid_is_local(sa, q->dgid))
+		if (!rxe_sa_gid_is_local(sa, dgid.raw))
 			return -ENOENT;
 		dlid = rxe_ib_lid_from_guid(dgid.global.interface_id);
 	}
@@ -389,6 +406,67 @@ static int rxe_sa_mcm_get(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	return 0;
 }
 
+/* Does the group @g match the group components selected in @req? */
+static bool rxe_sa_mcm_match(const struct rxe_sa_group *g,
+			     const struct ib_sa_mad *req)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	const struct rxe_sa_mcmember_rec *r = &g->rec;
+
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MGID) &&
+	    memcmp(q->mgid, r->mgid, sizeof(r->mgid)))
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MLID) && q->mlid != r->mlid)
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_QKEY) && q->qkey != r->qkey)
+		return false;
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PKEY) &&
+	    (q->pkey ^ r->pkey) & cpu_to_be16(0x7fff))
+		return false;
+
+	return true;
+}
+
+/*
+ * GetTable: one record per member of each group that matches @req (and
+ * per member with the selected PortGID), with the member's PortGID and
+ * JoinState, written to @data, at most @room bytes.
+ * Return: 0 with the bytes written in *@len, or an SA status
+ */
+static int rxe_sa_mcm_table(struct rxe_sa *sa, const struct ib_sa_mad *req,
+			    u8 *data, size_t room, unsigned int *len)
+{
+	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	const size_t rec_size = RXE_SA_MCMEMBER_REC_WORDS * 8;
+	struct rxe_sa_mcmember_rec *rec;
+	struct rxe_sa_member *m;
+	struct rxe_sa_group *g;
+	unsigned int n = 0;
+
+	*len = 0;
+	list_for_each_entry(g, &sa->groups, list) {
+		if (!rxe_sa_mcm_match(g, req))
+			continue;
+		list_for_each_entry(m, &g->members, list) {
+			if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PORT_GID) &&
+			    memcmp(m->gid.raw, q->port_gid, sizeof(m->gid.raw)))
+				continue;
+			if ((n + 1) * rec_size > room)
+				return RXE_SA_STATUS_NO_RESOURCES;
+			rec = (struct rxe_sa_mcmember_rec *)(data + n * rec_size);
+			memset(rec, 0, rec_size);
+			*rec = g->rec;
+			memcpy(rec->port_gid, m->gid.raw, sizeof(rec->port_gid));
+			rec->scope_join = (g->rec.scope_join & 0xf0) |
+					  m->join_state;
+			n++;
+		}
+	}
+
+	*len = n * rec_size;
+	return 0;
+}
+
 static void rxe_sa_resp_init(const struct ib_sa_mad *req,
 			     struct ib_sa_mad *resp, u8 method)
 {
@@ -405,16 +483,20 @@ static void rxe_sa_resp_init(const struct ib_sa_mad *req,
  * @req: the received MAD
  * @req_len: bytes received, at least the size of a MAD for a valid request
  * @resp: the response MAD, built here
+ * @resp_len: bytes at @resp, at least the size of a MAD; the records of a
+ *	GetTable response may fill all of it
  * @reply: how to send @resp
  *
  * Context: process context (may allocate with GFP_KERNEL).
  * Return: 0 when @resp must be sent, -EINVAL when nothing is to be sent
- *	(a response, a MAD of another class, a truncated MAD).
+ *	(a response, a MAD of another class, a truncated MAD) or @resp_len
+ *	is too small.
  */
 int rxe_sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
-		   size_t req_len, struct ib_sa_mad *resp,
+		   size_t req_len, struct ib_sa_mad *resp, size_t resp_len,
 		   struct rxe_sa_reply *reply)
 {
+	const size_t room = resp_len - offsetof(struct ib_sa_mad, data);
 	const struct ib_mad_hdr *hdr = &req->mad_hdr;
 	u8 method = hdr->method;
 	u16 status = 0;
@@ -423,7 +505,8 @@ int rxe_sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	reply->data_len = 0;
 	reply->rmpp = false;
 
-	if (req_len < sizeof(*req) || hdr->mgmt_class != IB_MGMT_CLASS_SUBN_ADM)
+	if (req_len < sizeof(*req) || resp_len < sizeof(*resp) ||
+	    hdr->mgmt_class != IB_MGMT_CLASS_SUBN_ADM)
 		return -EINVAL;
 	if (method & IB_MGMT_METHOD_RESP)
 		return -EINVAL;
@@ -497,10 +580,16 @@ int rxe_sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
 		case IB_MGMT_METHOD_GET:
 			status = rxe_sa_mcm_get(sa, req, rec);
 			break;
+		case IB_SA_METHOD_GET_TABLE:
+			resp->sa_hdr.attr_offset =
+				cpu_to_be16(RXE_SA_MCMEMBER_REC_WORDS);
+			status = rxe_sa_mcm_table(sa, req, resp->data, room,
+						  &reply->data_len);
+			break;
 		default:
 			goto bad_method_attr;
 		}
-		if (!status)
+		if (!status && method != IB_SA_METHOD_GET_TABLE)
 			reply->data_len = sizeof(*rec);
 		break;
 	}
@@ -533,6 +622,7 @@ void rxe_sa_init(struct rxe_sa *sa, const struct rxe_sa_port *port)
 	sa->port = *port;
 	INIT_LIST_HEAD(&sa->groups);
 	sa->ngroups = 0;
+	sa->lid_to_gid = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sa_init);
 
@@ -578,6 +668,19 @@ static void rxe_sa_send_handler(struct ib_mad_agent *mad_agent,
 	ib_free_send_mad(msg);
 }
 
+/* The send buffer of an RMPP MAD holds the headers, its segments the data. */
+static void rxe_sa_copy_segments(struct ib_mad_send_buf *msg, const u8 *data,
+				 unsigned int len)
+{
+	unsigned int n;
+	int seg;
+
+	for (seg = 1; len; seg++, data += n, len -= n) {
+		n = min_t(unsigned int, len, msg->seg_size);
+		memcpy(ib_get_rmpp_segment(msg, seg), data, n);
+	}
+}
+
 static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
 			      struct ib_mad_recv_wc *recv_wc,
 			      const struct ib_sa_mad *resp,
@@ -606,14 +709,28 @@ static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
 	out = msg->mad;
 	out->mad_hdr = resp->mad_hdr;
 	out->sa_hdr = resp->sa_hdr;
-	memcpy(out->data, resp->data,
-	       reply->rmpp ? reply->data_len : IB_MGMT_SA_DATA);
+	if (reply->rmpp)
+		rxe_sa_copy_segments(msg, resp->data, reply->data_len);
+	else
+		memcpy(out->data, resp->data, IB_MGMT_SA_DATA);
 
 	msg->ah = ah;
 	if (ib_post_send_mad(msg, NULL)) {
 		rdma_destroy_ah(ah, 0);
 		ib_free_send_mad(msg);
 	}
+}
+
+/* the size of the responder's buffer: the MAD and the records of a table */
+#define RXE_SA_RESP_LEN	(offsetof(struct ib_sa_mad, data) + \
+			 RXE_SA_TABLE_MAX * RXE_SA_MCMEMBER_REC_WORDS * 8)
+
+static bool rxe_sa_agent_lid_to_gid(struct rxe_sa *sa, u16 lid,
+				    union ib_gid *gid)
+{
+	struct rxe_sa_agent *a = container_of(sa, struct rxe_sa_agent, sa);
+
+	return rxe_ib_lid_to_gid(a->rxe, lid, gid);
 }
 
 static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
@@ -626,7 +743,8 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	struct ib_sa_mad *resp;
 	int err;
 
-	resp = kmalloc(sizeof(*resp), GFP_KERNEL);
+	BUILD_BUG_ON(RXE_SA_RESP_LEN < sizeof(*resp));
+	resp = kmalloc(RXE_SA_RESP_LEN, GFP_KERNEL);
 	if (!resp)
 		goto out;
 
@@ -634,7 +752,7 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	a->sa.port.mtu = a->rxe->port.attr.active_mtu;
 	err = rxe_sa_process(&a->sa,
 			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
-			     recv_wc->mad_len, resp, &reply);
+			     recv_wc->mad_len, resp, RXE_SA_RESP_LEN, &reply);
 	mutex_unlock(&a->lock);
 	if (err)
 		goto free;
@@ -683,6 +801,7 @@ static int rxe_sa_add_one(struct ib_device *dev)
 	port.mtu = rxe->port.attr.active_mtu;
 	port.rate = RXE_IB_PORT_RATE;
 	rxe_sa_init(&a->sa, &port);
+	a->sa.lid_to_gid = rxe_sa_agent_lid_to_gid;
 
 	set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
 	set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);

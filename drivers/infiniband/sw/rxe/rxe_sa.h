@@ -25,6 +25,8 @@
 #define RXE_SA_PKT_LIFE			14	/* 4.096 us * 2^14 = 67 ms */
 #define RXE_SA_RESP_TIME		18
 #define RXE_SA_MAX_GROUPS		1024
+/* records a GetTable response holds at most (the responder's buffer) */
+#define RXE_SA_TABLE_MAX		64
 
 /*
  * PathRecord as on the wire (IBA 15.2.5.16); members are named after the
@@ -115,6 +117,9 @@ struct rxe_sa_group {
  * @port: the port
  * @groups: struct rxe_sa_group list
  * @ngroups: length of @groups
+ * @lid_to_gid: optional; finds the port GID of a unicast LID other than
+ *	the port's own, for PathRecord queries that give a DLID and no DGID.
+ *	Returns false when the LID is unknown.
  *
  * The functions taking a struct rxe_sa are called with the lock of the
  * owner held (the agent's mutex); they do not lock themselves.
@@ -123,6 +128,8 @@ struct rxe_sa {
 	struct rxe_sa_port	port;
 	struct list_head	groups;
 	unsigned int		ngroups;
+	bool			(*lid_to_gid)(struct rxe_sa *sa, u16 lid,
+					      union ib_gid *gid);
 };
 
 /**
@@ -139,7 +146,7 @@ void rxe_sa_init(struct rxe_sa *sa, const struct rxe_sa_port *port);
 void rxe_sa_cleanup(struct rxe_sa *sa);
 u16 rxe_sa_mlid(const union ib_gid *mgid);
 int rxe_sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
-		   size_t req_len, struct ib_sa_mad *resp,
+		   size_t req_len, struct ib_sa_mad *resp, size_t resp_len,
 		   struct rxe_sa_reply *reply);
 
 #if IS_ENABLED(CONFIG_RDMA_RXE_IB)

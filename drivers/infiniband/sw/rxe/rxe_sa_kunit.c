@@ -25,6 +25,16 @@ static const union ib_gid bcast_mgid = { .raw = {
 	0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
 	0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff } };
 
+/* the peers the port knows: only the one of peer_gid */
+static bool sa_lid_to_gid(struct rxe_sa *sa, u16 lid, union ib_gid *gid)
+{
+	if (lid != 0x0207)
+		return false;
+
+	*gid = peer_gid;
+	return true;
+}
+
 static void sa_setup(struct rxe_sa *sa)
 {
 	struct rxe_sa_port port = {
@@ -35,6 +45,7 @@ static void sa_setup(struct rxe_sa *sa)
 	};
 
 	rxe_sa_init(sa, &port);
+	sa->lid_to_gid = sa_lid_to_gid;
 }
 
 static void mad_init(struct ib_sa_mad *mad, u8 method, u16 attr_id,
@@ -48,6 +59,14 @@ static void mad_init(struct ib_sa_mad *mad, u8 method, u16 attr_id,
 	mad->mad_hdr.tid = cpu_to_be64(0x1234);
 	mad->mad_hdr.attr_id = cpu_to_be16(attr_id);
 	mad->sa_hdr.comp_mask = comp_mask;
+}
+
+/* rxe_sa_process() with a response buffer of one MAD */
+static int sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
+		      size_t req_len, struct ib_sa_mad *resp,
+		      struct rxe_sa_reply *reply)
+{
+	return rxe_sa_process(sa, req, req_len, resp, sizeof(*resp), reply);
 }
 
 static u16 resp_status(const struct ib_sa_mad *resp)
@@ -65,8 +84,8 @@ static void rxe_sa_test_class_port_info(struct kunit *test)
 
 	sa_setup(&sa);
 	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_CLASS_PORTINFO, 0);
-	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), 0);
+	KUNIT_ASSERT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
 	KUNIT_EXPECT_EQ(test, resp_status(resp), 0);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(resp->mad_hdr.tid), 0x1234ULL);
@@ -92,10 +111,15 @@ struct path_case {
 	u16 status;
 	unsigned int data_len;
 	u16 dlid;
+	u16 qdlid;			/* DLID of the request */
+	const union ib_gid *rdgid;	/* DGID of the answer, if not dgid */
 };
 
 #define PR_BASE	(IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID | \
 		 IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY)
+/* saquery --src-to-dst SLID:DLID */
+#define PR_LIDS	(IB_SA_PATH_REC_SLID | IB_SA_PATH_REC_DLID | \
+		 IB_SA_PATH_REC_NUMB_PATH)
 
 static const union ib_gid other_subnet_gid = { .raw = {
 	0xfe, 0xc0, 0, 0, 0, 0, 0, 1,
@@ -126,6 +150,19 @@ static const struct path_case path_cases[] = {
 	  0, sizeof(struct rxe_sa_path_rec), 0x0207 },
 	{ "empty table", IB_SA_METHOD_GET_TABLE, PR_BASE, &other_subnet_gid,
 	  &own_gid, 0, 0, 0, 0, 0 },
+	{ "peer dlid", IB_MGMT_METHOD_GET, PR_LIDS, NULL, &own_gid, 0, 0,
+	  0, sizeof(struct rxe_sa_path_rec), 0x0207, 0x0207, &peer_gid },
+	{ "own dlid", IB_MGMT_METHOD_GET, PR_LIDS, NULL, &own_gid, 0, 0,
+	  0, sizeof(struct rxe_sa_path_rec), 0x0101, 0x0101, &own_gid },
+	{ "unknown dlid", IB_MGMT_METHOD_GET, PR_LIDS, NULL, &own_gid, 0, 0,
+	  RXE_SA_STATUS_NO_RECORDS, 0, 0, 0x0333 },
+	{ "multicast dlid", IB_MGMT_METHOD_GET, PR_LIDS, NULL, &own_gid, 0, 0,
+	  RXE_SA_STATUS_NO_RECORDS, 0, 0, 0xc001 },
+	{ "dgid and other dlid", IB_MGMT_METHOD_GET,
+	  PR_BASE | IB_SA_PATH_REC_DLID, &peer_gid, &own_gid, 0, 0,
+	  RXE_SA_STATUS_NO_RECORDS, 0, 0, 0x0101 },
+	{ "table by dlid", IB_SA_METHOD_GET_TABLE, PR_LIDS, NULL, &own_gid,
+	  0, 0, 0, sizeof(struct rxe_sa_path_rec), 0x0207, 0x0207, &peer_gid },
 };
 
 static void path_case_desc(const struct path_case *c, char *desc)
@@ -147,15 +184,18 @@ static void rxe_sa_test_path_record(struct kunit *test)
 
 	sa_setup(&sa);
 	mad_init(req, c->method, RXE_SA_ATTR_PATH_REC, c->mask);
-	memcpy(q->dgid, c->dgid->raw, 16);
+	if (c->dgid)
+		memcpy(q->dgid, c->dgid->raw, 16);
 	memcpy(q->sgid, c->sgid->raw, 16);
+	q->slid = cpu_to_be16(0x0101);
+	q->dlid = cpu_to_be16(c->qdlid);
 	q->rev_numb_path = 1;
 	q->pkey = cpu_to_be16(0xffff);
 	q->qos_sl = cpu_to_be16(c->sl);
 	q->mtu = c->mtu;
 
-	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), 0);
+	KUNIT_ASSERT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp_status(resp), c->status);
 	KUNIT_EXPECT_EQ(test, reply.data_len, c->data_len);
 	KUNIT_EXPECT_EQ(test, reply.rmpp, c->method == IB_SA_METHOD_GET_TABLE);
@@ -171,7 +211,8 @@ static void rxe_sa_test_path_record(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->rate, IB_SA_EQ << 6 | IB_RATE_10_GBPS);
 		KUNIT_EXPECT_EQ(test, r->rev_numb_path, 0x81);
 		KUNIT_EXPECT_EQ(test, be32_to_cpu(r->raw_flow_hop) & 0xff, 0);
-		KUNIT_EXPECT_MEMEQ(test, r->dgid, c->dgid->raw, 16);
+		KUNIT_EXPECT_MEMEQ(test, r->dgid,
+				   (c->rdgid ?: c->dgid)->raw, 16);
 		KUNIT_EXPECT_MEMEQ(test, r->sgid, own_gid.raw, 16);
 	}
 	rxe_sa_cleanup(&sa);
@@ -197,7 +238,7 @@ static int mcm(struct rxe_sa *sa, struct ib_sa_mad *req,
 	q->pkey = cpu_to_be16(0xffff);
 	q->scope_join = join;
 	q->qkey = cpu_to_be32(qkey);
-	if (rxe_sa_process(sa, req, sizeof(*req), resp, &reply))
+	if (sa_process(sa, req, sizeof(*req), resp, &reply))
 		return -1;
 	return resp_status(resp);
 }
@@ -261,10 +302,149 @@ static void rxe_sa_test_mcmember(struct kunit *test)
 			RXE_SA_STATUS_REQ_INVALID);
 	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);
 
-	/* GetTable of MCMemberRecords is not supported */
+	/* no group left: an empty table */
 	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_SA_METHOD_GET_TABLE,
-				  MCM_IPOIB_BCAST, &own_gid, 1, 0),
-			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
+				  MCM_IPOIB_BCAST, &own_gid, 1, 0), 0);
+	rxe_sa_cleanup(&sa);
+}
+
+/* MCMemberRecord GetTable (saquery -g, -m, MCMR): one record per member */
+
+/* IPoIB IPv6 all-nodes group */
+static const union ib_gid allnodes_mgid = { .raw = {
+	0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 1 } };
+
+static void mcm_join(struct kunit *test, struct rxe_sa *sa,
+		     const union ib_gid *mgid, const union ib_gid *port_gid,
+		     u8 join)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct rxe_sa_mcmember_rec *q = (void *)req->data;
+	struct rxe_sa_reply reply;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+	mad_init(req, IB_MGMT_METHOD_SET, RXE_SA_ATTR_MCMEMBER_REC,
+		 MCM_IPOIB_BCAST);
+	memcpy(q->mgid, mgid->raw, 16);
+	memcpy(q->port_gid, port_gid->raw, 16);
+	q->pkey = cpu_to_be16(0xffff);
+	q->scope_join = join;
+	KUNIT_ASSERT_EQ(test, sa_process(sa, req, sizeof(*req), resp,
+					 &reply), 0);
+	KUNIT_ASSERT_EQ(test, resp_status(resp), 0);
+}
+
+/* a GetTable of MCMemberRecords into a buffer of @resp_len bytes */
+static u16 mcm_table(struct kunit *test, struct rxe_sa *sa,
+		     ib_sa_comp_mask mask, const union ib_gid *mgid,
+		     const union ib_gid *port_gid, u16 mlid, u32 qkey,
+		     struct ib_sa_mad *resp, size_t resp_len,
+		     struct rxe_sa_reply *reply)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct rxe_sa_mcmember_rec *q = (void *)req->data;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	mad_init(req, IB_SA_METHOD_GET_TABLE, RXE_SA_ATTR_MCMEMBER_REC, mask);
+	if (mgid)
+		memcpy(q->mgid, mgid->raw, 16);
+	if (port_gid)
+		memcpy(q->port_gid, port_gid->raw, 16);
+	q->mlid = cpu_to_be16(mlid);
+	q->qkey = cpu_to_be32(qkey);
+	KUNIT_ASSERT_EQ(test, rxe_sa_process(sa, req, sizeof(*req), resp,
+					     resp_len, reply), 0);
+	KUNIT_EXPECT_EQ(test, resp->mad_hdr.method,
+			IB_SA_METHOD_GET_TABLE_RESP);
+	KUNIT_EXPECT_TRUE(test, reply->rmpp);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(resp->sa_hdr.attr_offset),
+			RXE_SA_MCMEMBER_REC_WORDS);
+	return resp_status(resp);
+}
+
+/* the @i-th record of a GetTable response */
+static const struct rxe_sa_mcmember_rec *
+mcm_rec(const struct ib_sa_mad *resp, unsigned int i)
+{
+	return (const void *)(resp->data + i * RXE_SA_MCMEMBER_REC_WORDS * 8);
+}
+
+static void rxe_sa_test_mcmember_table(struct kunit *test)
+{
+	const size_t rec_size = RXE_SA_MCMEMBER_REC_WORDS * 8;
+	const size_t resp_len = sizeof(struct ib_sa_mad) + 8 * rec_size;
+	struct ib_sa_mad *resp = kunit_kzalloc(test, resp_len, GFP_KERNEL);
+	const struct rxe_sa_mcmember_rec *r;
+	struct rxe_sa_reply reply;
+	struct rxe_sa sa;
+
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+	sa_setup(&sa);
+	mcm_join(test, &sa, &bcast_mgid, &own_gid, 1);
+	mcm_join(test, &sa, &bcast_mgid, &peer_gid, 2);
+	mcm_join(test, &sa, &allnodes_mgid, &own_gid, 1);
+
+	/* everything: three members of two groups, in join order */
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, 0, NULL, NULL, 0, 0, resp,
+					resp_len, &reply), 0);
+	KUNIT_ASSERT_EQ(test, reply.data_len, 3 * rec_size);
+	r = mcm_rec(resp, 0);
+	KUNIT_EXPECT_MEMEQ(test, r->mgid, bcast_mgid.raw, 16);
+	KUNIT_EXPECT_MEMEQ(test, r->port_gid, own_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, r->scope_join, 0x21);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(r->qkey), RXE_SA_QKEY_DEFAULT);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->mlid), rxe_sa_mlid(&bcast_mgid));
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->pkey), 0xffff);
+	KUNIT_EXPECT_EQ(test, r->mtu, IB_SA_EQ << 6 | IB_MTU_2048);
+	r = mcm_rec(resp, 1);
+	KUNIT_EXPECT_MEMEQ(test, r->mgid, bcast_mgid.raw, 16);
+	KUNIT_EXPECT_MEMEQ(test, r->port_gid, peer_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, r->scope_join, 0x22);
+	r = mcm_rec(resp, 2);
+	KUNIT_EXPECT_MEMEQ(test, r->mgid, allnodes_mgid.raw, 16);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->mlid),
+			rxe_sa_mlid(&allnodes_mgid));
+
+	/* by MGID, by MGID and PortGID, by MLID */
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, IB_SA_MCMEMBER_REC_MGID,
+					&bcast_mgid, NULL, 0, 0, resp,
+					resp_len, &reply), 0);
+	KUNIT_EXPECT_EQ(test, reply.data_len, 2 * rec_size);
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, IB_SA_MCMEMBER_REC_MGID |
+					IB_SA_MCMEMBER_REC_PORT_GID,
+					&bcast_mgid, &peer_gid, 0, 0, resp,
+					resp_len, &reply), 0);
+	KUNIT_ASSERT_EQ(test, reply.data_len, rec_size);
+	KUNIT_EXPECT_MEMEQ(test, mcm_rec(resp, 0)->port_gid, peer_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, IB_SA_MCMEMBER_REC_MLID,
+					NULL, NULL,
+					rxe_sa_mlid(&allnodes_mgid), 0, resp,
+					resp_len, &reply), 0);
+	KUNIT_ASSERT_EQ(test, reply.data_len, rec_size);
+	KUNIT_EXPECT_MEMEQ(test, mcm_rec(resp, 0)->mgid, allnodes_mgid.raw,
+			   16);
+
+	/* nothing matches: an empty table, not an error */
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, IB_SA_MCMEMBER_REC_QKEY,
+					NULL, NULL, 0, 0x1234, resp, resp_len,
+					&reply), 0);
+	KUNIT_EXPECT_EQ(test, reply.data_len, 0);
+
+	/* more records than the buffer holds: no resources, no overflow */
+	mcm_join(test, &sa, &allnodes_mgid, &peer_gid, 1);
+	memset(resp, 0x5a, resp_len);
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, 0, NULL, NULL, 0, 0, resp,
+					sizeof(*resp), &reply),
+			RXE_SA_STATUS_NO_RESOURCES);
+	KUNIT_EXPECT_EQ(test, reply.data_len, 0);
+	KUNIT_EXPECT_EQ(test, ((u8 *)resp)[sizeof(*resp)], 0x5a);
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, 0, NULL, NULL, 0, 0, resp,
+					resp_len, &reply), 0);
+	KUNIT_EXPECT_EQ(test, reply.data_len, 4 * rec_size);
+
 	rxe_sa_cleanup(&sa);
 }
 
@@ -296,39 +476,39 @@ static void rxe_sa_test_malformed(struct kunit *test)
 
 	/* truncated, other class, responses: no answer at all */
 	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_CLASS_PORTINFO, 0);
-	KUNIT_EXPECT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req) - 1, resp,
-					     &reply), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sa_process(&sa, req, sizeof(*req) - 1, resp,
+					 &reply), -EINVAL);
 	req->mad_hdr.mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
-	KUNIT_EXPECT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), -EINVAL);
 	mad_init(req, IB_MGMT_METHOD_GET_RESP, RXE_SA_ATTR_PATH_REC, 0);
-	KUNIT_EXPECT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), -EINVAL);
 
 	/* answered with an error status */
 	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_PATH_REC, 0);
 	req->mad_hdr.class_version = 1;
-	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), 0);
+	KUNIT_ASSERT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp_status(resp),
 			IB_MGMT_MAD_STATUS_BAD_VERSION);
 
 	mad_init(req, IB_MGMT_METHOD_GET, 0x0011 /* NodeRecord */, 0);
-	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), 0);
+	KUNIT_ASSERT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp_status(resp),
 			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
 	KUNIT_EXPECT_EQ(test, reply.data_len, 0);
 
 	mad_init(req, IB_MGMT_METHOD_TRAP_REPRESS, RXE_SA_ATTR_PATH_REC, 0);
-	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), 0);
+	KUNIT_ASSERT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp_status(resp),
 			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD);
 
 	mad_init(req, IB_MGMT_METHOD_SET, RXE_SA_ATTR_PATH_REC, 0);
-	KUNIT_ASSERT_EQ(test, rxe_sa_process(&sa, req, sizeof(*req), resp,
-					     &reply), 0);
+	KUNIT_ASSERT_EQ(test, sa_process(&sa, req, sizeof(*req), resp,
+					 &reply), 0);
 	KUNIT_EXPECT_EQ(test, resp_status(resp),
 			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
 
@@ -347,7 +527,7 @@ static void rxe_sa_test_malformed(struct kunit *test)
 			req->mad_hdr.class_version = IB_SA_CLASS_VERSION;
 			req->mad_hdr.attr_id = cpu_to_be16(attrs[i % 3]);
 		}
-		if (!rxe_sa_process(&sa, req, sizeof(*req), resp, &reply))
+		if (!sa_process(&sa, req, sizeof(*req), resp, &reply))
 			KUNIT_EXPECT_LE(test, reply.data_len, IB_MGMT_SA_DATA);
 	}
 	KUNIT_EXPECT_LE(test, sa.ngroups, RXE_SA_MAX_GROUPS);
@@ -359,6 +539,7 @@ static struct kunit_case rxe_sa_test_cases[] = {
 	KUNIT_CASE(rxe_sa_test_class_port_info),
 	KUNIT_CASE_PARAM(rxe_sa_test_path_record, rxe_sa_path_gen_params),
 	KUNIT_CASE(rxe_sa_test_mcmember),
+	KUNIT_CASE(rxe_sa_test_mcmember_table),
 	KUNIT_CASE(rxe_sa_test_mlid),
 	KUNIT_CASE(rxe_sa_test_malformed),
 	{}

@@ -160,6 +160,62 @@ barrier() {
 	log "barrier $name"
 }
 
+# _nc_send PORT TIMEOUT_S: send stdin (saved first) to PEER_IP:PORT,
+# retrying until the peer listens.
+_nc_send() {
+	local data end
+	data=$(cat)
+	end=$(( $(cut -d. -f1 /proc/uptime) + $2 ))
+	until printf '%s\n' "$data" | timeout 5 nc "$PEER_IP" "$1" 2>/dev/null; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# peer_exchange NAME DATA [TIMEOUT_S]: a barrier that also swaps DATA (any
+# number of lines) with the peer guest: the peer's DATA is left in
+# $PEER_DATA.  Both guests call it at the same point of their sequence of
+# barriers (not in a subshell: it counts barriers).
+peer_exchange() {
+	local name=$1 data=$2 t=${3:-60} p1 p2 got
+	_barrier_seq=$((_barrier_seq + 2))
+	p1=$((BARRIER_PORT_BASE + _barrier_seq - 1))
+	p2=$((BARRIER_PORT_BASE + _barrier_seq))
+	if [ "$ROLE" = a ]; then
+		got=$(timeout "$t" nc -l -p "$p1" </dev/null)
+		printf '%s\n%s\n' "$name" "$data" | _nc_send "$p2" "$t" ||
+			fail "exchange $name: peer never listened"
+	else
+		printf '%s\n%s\n' "$name" "$data" | _nc_send "$p1" "$t" ||
+			fail "exchange $name: peer never came"
+		got=$(timeout "$t" nc -l -p "$p2" </dev/null)
+	fi
+	[ "$(printf '%s\n' "$got" | head -n 1)" = "$name" ] ||
+		fail "exchange $name: peer sent '${got:-nothing}'"
+	PEER_DATA=$(printf '%s\n' "$got" | sed 1d)
+	log "exchange $name"
+}
+
+# cm_counters DEV [PORT]: the ib_cm message counters of an RDMA port, one
+# "GROUP.MSG VALUE" line each: GROUP tx (cm_tx_msgs), rx (cm_rx_msgs),
+# retry (cm_tx_retries), dup (cm_rx_duplicates); MSG req, mra, rej, rep,
+# rtu, dreq, drep, sidr_req, sidr_rep, lap, apr.
+cm_counters() {
+	local d=/sys/class/infiniband/$1/ports/${2:-1} g m
+	for g in tx:cm_tx_msgs rx:cm_rx_msgs retry:cm_tx_retries \
+		 dup:cm_rx_duplicates; do
+		for m in req mra rej rep rtu dreq drep sidr_req sidr_rep lap apr; do
+			echo "${g%%:*}.$m $(cat "$d/${g#*:}/$m")"
+		done
+	done
+}
+
+# counters_delta BEFORE AFTER: "NAME AFTER-BEFORE" for each "NAME VALUE"
+# line of the two files.
+counters_delta() {
+	awk 'NR == FNR { b[$1] = $2; next } { print $1, $2 - b[$1] }' "$1" "$2"
+}
+
 # watch_start FILE PATH...: log every change of the PATHs (sysfs) to FILE
 # in the background, with CLOCK_MONOTONIC stamps.
 watch_start() {

@@ -5,7 +5,8 @@
 # Soft InfiniBand bonding: sib0/sib1 on eth0/eth1, IPoIB ib0/ib1
 # enslaved to an active-backup bond0; ping across a cut of the active link
 # (set_link n0 off on both guests); the sib port goes DOWN, the bond fails
-# over to ib1, ping resumes.
+# over to ib1, ping resumes.  The failover gap (last reply before the cut
+# to first reply after it) is printed as an RDMA-HA-DATA line.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma
@@ -34,10 +35,16 @@ wait_ping "$PEER_IP" 60
 log "first ping answered"
 icmp() { awk '/^Icmp:/ { if (h) print $'"$1"'; h = 1 }' /proc/net/snmp; }
 reps0=$(icmp 11)
+uptime_s() { read -r up _ </proc/uptime; echo "$up"; }
 if [ "$ROLE" = a ]; then
-	ping -c 300 -i 0.05 "$PEER_IP" >/tmp/ping-bond.log 2>&1 &
+	# every ping line stamped with the uptime (10 ms), no process per line
+	ping -c 300 -i 0.05 "$PEER_IP" 2>&1 | while IFS= read -r l; do
+		read -r up _ </proc/uptime
+		echo "$up $l"
+	done >/tmp/ping-bond.log &
 	pp=$!
 	sleep 4
+	t_cut=$(uptime_s)
 	host_cmd both "set_link n0 off"
 	wait_for 10 grep -q DOWN /sys/class/infiniband/sib0/ports/1/state &&
 		log "sib0 port DOWN" || { log "FAIL: sib0 port not DOWN"; res=1; }
@@ -49,11 +56,33 @@ if [ "$ROLE" = a ]; then
 		/tmp/ping-bond.log
 	tail -n 3 /tmp/ping-bond.log
 	log "echo replies received by ICMP: $(( $(icmp 11) - reps0 )) of 300"
+	# the failover gap: the longest silence between two replies after
+	# the cut was asked for (the last reply before it may come a little
+	# earlier than t_cut, so start with the last one before)
+	awk -v tc="$t_cut" '
+		/seq=/ {
+			split($0, f, "seq="); split(f[2], g, " "); s = g[1] + 0
+			t = $1 + 0
+			if (t < tc) { lt = t; ls = s; next }
+			if (!have) { have = 1; pt = lt; ps = ls }
+			if (t - pt > gap) { gap = t - pt; gb = ps; ga = s; ta = t }
+			pt = t; ps = s; last = s; n++
+		}
+		END {
+			printf "RDMA-HA-DATA: metric=sib_bond_failover gap_ms=%.0f lost=%d last_seq_before=%d first_seq_after=%d cut_to_first_reply_ms=%.0f replies_after_cut=%d last_seq=%d\n",
+			       gap * 1000, ga - gb - 1, gb, ga, (ta - tc) * 1000,
+			       n, last
+		}' /tmp/ping-bond.log | tee /tmp/bond-gap
+	# ping keeps working: answered again within 20 s, up to the end
+	awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+	     END { exit !(v["replies_after_cut"] > 0 && v["gap_ms"] < 20000 &&
+			  v["last_seq"] >= 295) }' /tmp/bond-gap ||
+		{ log "FAIL: ping did not recover after the cut"; res=1; }
 	host_cmd both "set_link n0 on"
 	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state &&
 		log "sib0 port ACTIVE again" || { log "FAIL: sib0 not ACTIVE"; res=1; }
-else
-	sleep 25
 fi
+# b answers until a is done
+barrier done 120
 dmesg | grep -iE 'sib|ipoib|ib[01]|bond0' | tail -n 25
 exit $res

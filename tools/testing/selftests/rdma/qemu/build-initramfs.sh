@@ -6,9 +6,9 @@
 # Builds the initramfs of the rdma-ha QEMU test machine from the host's
 # Debian packages: busybox (static), iproute2 (ip, rdma), rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
-# ibverbs-utils, perftest, plus the project's programs (every executable in
-# $TOOLS_DIR, default out/tools) and the scenarios of
-# tools/testing/selftests/rdma/*.sh (into /selftests).
+# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), plus the
+# project's programs (every executable in $TOOLS_DIR, default out/tools)
+# and the scenarios of tools/testing/selftests/rdma/*.sh (into /selftests).
 #
 # Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
 # Real tools keep their Debian paths; a busybox applet link is made only
@@ -34,8 +34,8 @@ die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 
 # Debian packages we take files from; installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
-      librdmacm1 rdmacm-utils ibverbs-utils perftest cpio gzip gcc libc6-dev
-      librdmacm-dev"
+      librdmacm1 rdmacm-utils ibverbs-utils perftest infiniband-diags cpio
+      gzip gcc libc6-dev librdmacm-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -94,6 +94,7 @@ for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
 	 /usr/bin/ib_write_lat /usr/bin/ib_read_lat \
 	 /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong \
 	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
+	 /usr/bin/ibv_srq_pingpong /usr/sbin/ibstat /usr/sbin/saquery \
 	 /usr/bin/rdma; do
 	[ -e "$f" ] && stage_file "$f"
 done
