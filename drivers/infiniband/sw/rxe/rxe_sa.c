@@ -743,7 +743,7 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	struct ib_sa_mad *resp;
 	int err;
 
-	BUILD_BUG_ON(RXE_SA_RESP_LEN < sizeof(*resp));
+	BUILD_BUG_ON(sizeof(*resp) > RXE_SA_RESP_LEN);
 	resp = kmalloc(RXE_SA_RESP_LEN, GFP_KERNEL);
 	if (!resp)
 		goto out;
