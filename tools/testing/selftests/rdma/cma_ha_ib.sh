@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=1200 kernel=patched
+# rdma-ha: guests=2 timeout=1200 kernel=patched,debian
 #
 # RDMA CM HA modes end to end, on the seeds' topology: both guests have
 # sib0 on eth0 and sib1 on eth1 (soft InfiniBand), their IPoIB interfaces
