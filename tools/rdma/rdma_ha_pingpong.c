@@ -83,6 +83,7 @@ struct pp_opts {
 	unsigned int interval_us;
 	unsigned int stall_ms;
 	unsigned int count;		/* server: 0 = no limit */
+	unsigned int retry_count;	/* client: RC transport retries */
 	bool reconnect;
 	int ha_mode;			/* -1: leave the kernel default */
 };
@@ -635,7 +636,7 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 			 struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = {
-		.retry_count = 7, .rnr_retry_count = 7,
+		.retry_count = app->o.retry_count, .rnr_retry_count = 7,
 	};
 	struct pp_conn *c = id->context;
 
@@ -1117,6 +1118,8 @@ static const char pp_usage_text[] =
 	"      --ha-mode MODE     notify|ignore|align|fail-fast|migrate or a number;\n"
 	"                         set with rdma_set_option() on each id\n"
 	"      --count N          server: exit after N connections were handled\n"
+	"      --retry-count N    client: RC retry count, 0-7 (default 7; rxe\n"
+	"                         retries forever on 7, like \"infinite\")\n"
 	"  -q, --quiet            no per-ping output (there is none anyway)\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -1152,7 +1155,7 @@ static int pp_parse_ha_mode(const char *s)
 	return pp_parse_uint(s, UINT8_MAX, &v) ? -1 : (int)v;
 }
 
-enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT };
+enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT, OPT_RETRY };
 
 /* Returns -1 to run, else the exit status. */
 static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
@@ -1168,6 +1171,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		{ "reconnect",	 no_argument,	    NULL, OPT_RECONNECT },
 		{ "ha-mode",	 required_argument, NULL, OPT_HA_MODE },
 		{ "count",	 required_argument, NULL, OPT_COUNT },
+		{ "retry-count", required_argument, NULL, OPT_RETRY },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ }
@@ -1180,6 +1184,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 	o->interval_us = 1000;
 	o->stall_ms = 200;
 	o->ha_mode = -1;
+	o->retry_count = 7;
 	while ((opt = getopt_long(argc, argv, "sc:b:p:d:i:qh", lopts,
 				  NULL)) != -1) {
 		switch (opt) {
@@ -1217,6 +1222,9 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		case OPT_COUNT:
 			bad |= pp_parse_uint(optarg, INT_MAX, &o->count);
 			have_count = true;
+			break;
+		case OPT_RETRY:
+			bad |= pp_parse_uint(optarg, 7, &o->retry_count);
 			break;
 		case 'q':
 			break;
