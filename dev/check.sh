@@ -305,7 +305,7 @@ run_kunit() {
 }
 
 run_scenarios() {
-	local s name kernels k log rc
+	local s name kernels k log rc t0 took
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
@@ -318,14 +318,16 @@ run_scenarios() {
 				result "vm/$name@$k" FAIL "no kernel or initramfs for $k (see the build, dkms and initramfs checks)"
 				continue
 			fi
+			t0=$(date +%s)
 			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$k")" \
 				--initrd "$(initrd "$k")" --test "$name" \
 				--outdir "$LOGDIR/vm-$name-$k" >"$log" 2>&1
 			rc=$?
+			took="$(( $(date +%s) - t0 )) s"
 			case $rc in
-			0) result "vm/$name@$k" PASS ;;
-			4) result "vm/$name@$k" SKIP ;;
-			*) result "vm/$name@$k" FAIL "rc=$rc, log: $log"
+			0) result "vm/$name@$k" PASS "$took" ;;
+			4) result "vm/$name@$k" SKIP "$took" ;;
+			*) result "vm/$name@$k" FAIL "$took, rc=$rc, log: $log"
 			   tail -n 80 "$log" | sed 's/^/    | /' ;;
 			esac
 		done
