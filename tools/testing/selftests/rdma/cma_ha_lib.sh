@@ -1,0 +1,213 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The phase machinery of the two-guest RDMA CM HA scenarios (cma_ha_ib.sh,
+# cma_ha_roce.sh): guest a runs the rdma_ha_pingpong server, guest b the
+# client with --reconnect; a phase starts both with given HA modes (start),
+# fails over or cuts a link on both guests at once (act), ends them (stop),
+# and each guest asserts its own side from the program log of the window
+# around the act (check and the *_checks helpers).  Timings are printed as
+# RDMA-HA-DATA lines relative to the moment of the act (T_ACT).
+#
+# Source after lib.sh, with HA_RDEV set to the RDMA device name prefix:
+# port N of the bond is device ${HA_RDEV}N on ethN.
+PP=rdma_ha_pingpong
+# the CM acts within this many ms of the failover or port event (TCG margin)
+ACT_MAX_MS=${RDMA_HA_ACT_MAX_MS:-3000}
+# a kept connection pauses no longer than this: on a loaded host the guests'
+# vCPUs stall for a few 100 ms (seen: 292 ms with no act at all); a lost
+# path stalls until RC retries run out, seconds
+KEPT_MAX_GAP_MS=1500
+OBSERVE_S=8
+ENETDOWN=100
+ENETUNREACH=101
+EOPNOTSUPP=95
+
+failed=0
+seq=0
+check() {
+	if eval "$2"; then
+		echo "RDMA-HA-DATA: phase=$seq role=$ROLE assert=ok $1"
+	else
+		log "ASSERTION FAILED: phase $seq: $1"
+		echo "RDMA-HA-DATA: phase=$seq role=$ROLE assert=FAILED $1"
+		failed=1
+	fi
+}
+data() { echo "RDMA-HA-DATA: phase=$seq role=$ROLE $*"; }
+
+# cmc DEV DIR MSG: ib_cm message counter (DIR tx|rx) of DEV's port 1.
+cmc() { cat "/sys/class/infiniband/$1/ports/1/cm_$2_msgs/$3"; }
+
+# The observation window of an act: from SKEW s before T_ACT (the two
+# guests leave a barrier up to some ms apart, so the peer's reaction can
+# come before this guest's T_ACT) to T_END, OBSERVE_S after it.
+SKEW=0.5
+
+# since PATTERN: ms from T_ACT to the first line of this guest's program
+# log in the window that matches the awk regular expression PATTERN (can
+# be negative, down to -SKEW); empty if there is none.
+since() {
+	awk -v t0="$T_ACT" -v t1="$T_END" -v sk="$SKEW" -v pat="$1" '
+		$1 >= t0 - sk && $1 <= t1 && $0 ~ pat {
+		printf "%.0f\n", ($1 - t0) * 1000; exit }' "$PLOG"
+}
+
+# count PATTERN: lines of the program log in the window matching PATTERN.
+count() {
+	awk -v t0="$T_ACT" -v t1="$T_END" -v sk="$SKEW" -v pat="$1" '
+		$1 >= t0 - sk && $1 <= t1 && $0 ~ pat { n++ }
+		END { print n + 0 }' "$PLOG"
+}
+
+# within MS: MS is set and at most ACT_MAX_MS.
+within() { [ -n "$1" ] && [ "$1" -le "$ACT_MAX_MS" ]; }
+
+# before A B: event times A and B both seen and A <= B.
+before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -le "$2" ]; }
+
+ev() { echo "cm_event name=RDMA_CM_EVENT_$1 status=$2 id=$3\$"; }
+
+# start SERVER_MODE SERVER_BIND CLIENT_MODE [CLIENT_OPTION...]: a new
+# phase; the server on a, the client on b (--reconnect), connected and
+# exchanging pings.
+start() {
+	seq=$((seq + 1))
+	port=$((7480 + seq))
+	PLOG=/tmp/pp$seq.log
+	T_ACT=0
+	kmsg_mark "phase$seq"
+	log "phase $seq: server $1 on $2, client $3, bond0 on $(cat /sys/class/net/bond0/bonding/active_slave)"
+	if [ "$ROLE" = a ]; then
+		$PP -s -b "$2" -p "$port" -d 600 --ha-mode "$1" >"$PLOG" 2>&1 &
+		PID=$!
+		wait_for 10 grep -q ' listening ' "$PLOG" ||
+			fail "phase $seq: server did not listen: $(cat "$PLOG")"
+		barrier "srv$seq"
+	else
+		barrier "srv$seq"
+		$PP -c "$PEER_IP" -b "$MY_IP" -p "$port" -d 600 --reconnect \
+			--ha-mode "$3" $4 >"$PLOG" 2>&1 &
+		PID=$!
+	fi
+	wait_for 40 grep -q ' connected id=1 ' "$PLOG" ||
+		fail "phase $seq: no connection: $(cat "$PLOG")"
+	barrier "conn$seq" 60
+	sleep 3
+}
+
+# act switch IF | cut N | restore N: on both guests after a barrier.
+#   switch: administrative failover of bond0 to IF, both links stay up;
+#   cut/restore: set_link nN off/on at both ends of link N.
+# switch and cut set T_ACT, wait OBSERVE_S for the CM and the programs to
+# react and set T_END: the checks look at that window only.
+act() {
+	barrier "act$seq-$1$2"
+	[ "$1" = restore ] || T_ACT=$(now)
+	case $1 in
+	switch)
+		bond_activate "$2" ;;
+	cut)
+		[ "$ROLE" = a ] || host_cmd both "set_link n$2 off"
+		wait_carrier "eth$2" 0 10 ;;
+	restore)
+		[ "$ROLE" = a ] || host_cmd both "set_link n$2 on"
+		wait_carrier "eth$2" 1 30
+		wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$HA_RDEV$2/ports/1/state" ||
+			fail "$HA_RDEV$2 not ACTIVE again"
+		return ;;
+	esac
+	data "what=act act=$1 arg=$2 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
+	sleep $OBSERVE_S
+	T_END=$(now)
+}
+
+# stop: end both programs, the client first (SIGTERM: its verdict is 0
+# when it is connected and not stalled), and print the program log.
+stop() {
+	if [ "$ROLE" = b ]; then
+		kill "$PID" 2>/dev/null
+		wait "$PID"
+		RC=$?
+		barrier "stop$seq" 120
+	else
+		barrier "stop$seq" 120
+		kill "$PID" 2>/dev/null
+		wait "$PID"
+		RC=$?
+	fi
+	sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+	data "what=exit rc=$RC"
+}
+
+# teardown_checks STATUS: this side's connection (id 1) was torn down by
+# the CM with STATUS, after ADDR_CHANGE (status ADDR_STATUS) when the act
+# was a failover, quickly; then (client) it reconnected on DEV.
+teardown_checks() {
+	local status=$1 addr_status=$2 t_addr t_disc
+	t_disc=$(since "$(ev DISCONNECTED "-$status" 1)")
+	data "what=disconnected_ms value=${t_disc:-none} status=-$status"
+	check "id 1 DISCONNECTED status -$status within ${ACT_MAX_MS} ms (${t_disc:-never})" \
+		'within "$t_disc"'
+	if [ -n "$addr_status" ]; then
+		t_addr=$(since "$(ev ADDR_CHANGE "$addr_status" 1)")
+		data "what=addr_change_ms value=${t_addr:-none} status=$addr_status"
+		check "id 1 ADDR_CHANGE status $addr_status before DISCONNECTED (${t_addr:-never} <= ${t_disc:-never})" \
+			'before "$t_addr" "$t_disc"'
+	fi
+}
+
+# peer_disconnect_checks: this side's notify ID learnt of the peer's
+# teardown from its DREQ: DISCONNECTED status 0, quickly.
+peer_disconnect_checks() {
+	local t
+	t=$(since "$(ev DISCONNECTED 0 1)")
+	data "what=peer_dreq_disconnected_ms value=${t:-none}"
+	check "id 1 DISCONNECTED status 0 (the peer's DREQ) within ${ACT_MAX_MS} ms (${t:-never})" \
+		'within "$t"'
+}
+
+# reconnected_checks DEV: a new connection (id > 1) on DEV after T_ACT; on
+# the client, traffic flows on it (it was busy when stopped: exit 0).
+reconnected_checks() {
+	local t
+	t=$(since " connected id=([2-9]|[1-9][0-9]) .* dev=$1 ")
+	data "what=reconnected_ms value=${t:-none} dev=$1"
+	check "new connection on $1 (${t:-never} ms)" '[ -n "$t" ]'
+	[ "$ROLE" = a ] ||
+		check "client busy at the end of the phase (exit $RC, want 0)" '[ "$RC" = 0 ]'
+}
+
+# kept_checks WHAT: the connection (id 1) survived the act: no teardown,
+# no WC error, no reconnection, no stall.
+kept_checks() {
+	check "$1: no DISCONNECTED/UNREACHABLE/REJECTED" \
+		'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+	check "$1: no WC error" '[ "$(count " wc_error ")" = 0 ]'
+	check "$1: no new connection" '[ "$(count " connected id=")" = 0 ]'
+	[ "$ROLE" = a ] ||
+		check "$1: no stall over $KEPT_MAX_GAP_MS ms (longest $(longest_stall) ms)" \
+			'[ "$(longest_stall)" -le "$KEPT_MAX_GAP_MS" ]'
+}
+
+# longest_stall: ms of the longest data stall in the window, a stall still
+# open at T_END counted up to T_END.
+longest_stall() {
+	awk -v t0="$T_ACT" -v t1="$T_END" -v sk="$SKEW" '
+		$1 >= t0 - sk && $1 <= t1 && / stall begin / {
+			open = 1; since = $1
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^since=/) since = substr($i, 7)
+		}
+		$1 >= t0 - sk && $1 <= t1 && / stall end / {
+			open = 0
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^gap_ms=/ && substr($i, 8) + 0 > max)
+					max = substr($i, 8) + 0
+		}
+		END {
+			if (open && (t1 - since) * 1000 > max)
+				max = (t1 - since) * 1000
+			printf "%.0f\n", max
+		}' "$PLOG"
+}
