@@ -211,3 +211,11 @@ longest_stall() {
 			printf "%.0f\n", max
 		}' "$PLOG"
 }
+
+# finish: the kernel's view of the bond and the devices, then the verdict.
+finish() {
+	dmesg | grep -E "bond0|$HA_RDEV|rdma-ha: mark" | tail -n 40
+	[ $failed = 0 ] || fail "assertions failed"
+	log "all assertions hold"
+	exit 0
+}

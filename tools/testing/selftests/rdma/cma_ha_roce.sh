@@ -154,7 +154,4 @@ stop
 cm_report
 reconnected_checks rxe1
 
-dmesg | grep -E 'bond0|rxe|rdma-ha: mark' | tail -n 30
-[ $failed = 0 ] || fail "assertions failed"
-log "all assertions hold"
-exit 0
+finish
