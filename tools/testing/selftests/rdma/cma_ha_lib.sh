@@ -124,7 +124,12 @@ act() {
 
 # stop: end both programs, the client first (SIGTERM: its verdict is 0
 # when it is connected and not stalled), and print the program log.
+# Checks on the window (T_ACT..T_END) may come before or after it.
 stop() {
+	# both observation windows are over before anything ends: under load
+	# one guest leaves a barrier seconds after the other, and the client's
+	# DREQ must not fall into the server's window
+	barrier "end$seq" 120
 	if [ "$ROLE" = b ]; then
 		kill "$PID" 2>/dev/null
 		wait "$PID"
