@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench.sh [--variant release|debug] [--only NAME] [--no-build]:
+# bench.sh [--variant release|debug] [--only NAME] [--no-build] [--out DIR]:
 # benchmarks, not tests.
 # Runs every tools/testing/selftests/rdma/bench_*.sh on the stock and the
 # patched kernel in the same run and reports distributions (median, p90,
 # p99, max) and patched/stock ratios of the medians, in
-# out/bench/report.txt, plus an SVG picture per benchmark
+# out/bench/report.txt (or DIR/report.txt), plus an SVG picture per benchmark
 # (out/bench/NAME.svg).  Absolute times under TCG mean little; the ratios
 # and event counts hold.
 #
@@ -26,17 +26,19 @@ set -euo pipefail
 variant=release
 only=
 build=1
+dir=$OUT/bench
 while [ $# -gt 0 ]; do
 	case $1 in
 	--variant) variant=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
-	*) die "usage: bench.sh [--variant release|debug] [--only NAME] [--no-build]" ;;
+	--out) dir=$2; shift 2 ;;
+	*) die "usage: bench.sh [--variant release|debug] [--only NAME] [--no-build] [--out DIR]" ;;
 	esac
 done
 sel=$RDMA_HA_ROOT/tools/testing/selftests/rdma
-dir=$OUT/bench
 mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
 
 if [ $build = 1 ]; then
 	"$RDMA_HA_ROOT/dev/check.sh" --setup-only
