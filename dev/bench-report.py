@@ -18,7 +18,7 @@ import math
 import sys
 from collections import defaultdict
 
-METRIC_SUFFIXES = ('_ms', '_us', '_per_min')
+METRIC_SUFFIXES = ('_ms', '_us', '_per_min', '_mbps')
 NON_KEYS = {'round', 'events', 'kernel', 'variant', 'bench'}
 
 
@@ -252,10 +252,42 @@ def report_failover_resume(bench, rows, outdir):
     print('picture: %s' % path)
 
 
+def report_datapath(bench, rows, outdir):
+    """HA mode set vs unset: ratio of the medians, and the distribution
+    of the per-round ratios (each round runs both, in alternating order)."""
+    by = defaultdict(dict)
+    for r in rows:
+        if r['bench'] != bench:
+            continue
+        for k, v in r.items():
+            if is_metric(k):
+                by[(r['kernel'], r['test'], k)].setdefault(
+                    r['ha'], {})[r['round']] = float(v)
+    print()
+    print('%s: HA mode set / unset (>1: set is higher)' % bench)
+    print('  %-8s %-9s %-12s %9s %9s %6s %9s %9s %9s %9s' %
+          ('kernel', 'test', 'metric', 'unset', 'set', 'ratio', 'r_min',
+           'r_median', 'r_p90', 'r_max'))
+    for key in sorted(by):
+        d = by[key]
+        if 'set' not in d or 'unset' not in d:
+            continue
+        su, ss = sorted(d['unset'].values()), sorted(d['set'].values())
+        mu, ms = pct(su, 50), pct(ss, 50)
+        rr = sorted(d['set'][k] / d['unset'][k] for k in d['set']
+                    if k in d['unset'] and d['unset'][k])
+        print('  %-8s %-9s %-12s %9s %9s %6s %9s %9s %9s %9s' %
+              (key[0], key[1], key[2], fmt(mu), fmt(ms),
+               fmt(ms / mu if mu else float('nan')),
+               fmt(rr[0] if rr else float('nan')), fmt(pct(rr, 50)),
+               fmt(pct(rr, 90)), fmt(rr[-1] if rr else float('nan'))))
+
+
 # benches whose picture the generic code must not draw
 OWN_PICTURES = {'failover_resume'}
 BENCH_REPORTS = {
     'failover_resume': report_failover_resume,
+    'datapath': report_datapath,
 }
 
 
