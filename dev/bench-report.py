@@ -18,7 +18,7 @@ import math
 import sys
 from collections import defaultdict
 
-METRIC_SUFFIXES = ('_ms', '_us', '_per_min')
+METRIC_SUFFIXES = ('_ms', '_us', '_per_min', '_mbps')
 NON_KEYS = {'round', 'events', 'kernel', 'variant', 'bench'}
 
 
@@ -149,7 +149,7 @@ def main():
     for bench, items in by_bench.items():
         params = {k for gk, _, _ in items for k, v in gk
                   if v.replace('.', '', 1).isdigit()}
-        if len(params) != 1:
+        if len(params) != 1 or bench in OWN_PICTURES:
             continue
         param = params.pop()
         metric = sorted({m for _, _, m in items})[-1]
@@ -163,6 +163,132 @@ def main():
         path = '%s/%s.svg' % (sys.argv[2], bench)
         svg(bench, param, metric, series, path)
         print('picture: %s' % path)
+    for bench, fn in BENCH_REPORTS.items():
+        if bench in by_bench:
+            fn(bench, rows, sys.argv[2])
+
+
+# ---- per-benchmark sections (called after the generic report) ----
+
+PALETTE = ('#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e',
+           '#8c564b', '#e377c2')
+
+
+def lines_svg(title, xlabel, ylabel, series, path):
+    """series: {name: [(x, y)]}, x numeric; one polyline per name."""
+    w, h, m = 640, 400, 60
+    pts = [p for s in series.values() for p in s]
+    if not pts:
+        return
+    xs = sorted({p[0] for p in pts})
+    ymax = max(p[1] for p in pts) * 1.1 or 1.0
+    xpos = {x: m + i * (w - 2 * m) / max(1, len(xs) - 1)
+            for i, x in enumerate(xs)}
+
+    def ypos(y):
+        return h - m - y / ymax * (h - 2 * m)
+
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (w, h),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="20" font-size="14">%s</text>' % (m, title),
+           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>'
+           % (m, h - m, w - m, h - m),
+           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>'
+           % (m, m, m, h - m),
+           '<text x="%d" y="%d" text-anchor="middle">%s</text>'
+           % (w // 2, h - 15, xlabel),
+           '<text x="14" y="%d" transform="rotate(-90 14 %d)" '
+           'text-anchor="middle">%s</text>' % (h // 2, h // 2, ylabel)]
+    for x in xs:
+        out.append('<text x="%.0f" y="%d" text-anchor="middle">%g</text>'
+                   % (xpos[x], h - m + 16, x))
+    for i in range(5):
+        y = ymax * i / 4
+        out.append('<text x="%d" y="%.0f" text-anchor="end">%.0f</text>'
+                   % (m - 4, ypos(y) + 4, y))
+    for n, (name, s) in enumerate(sorted(series.items())):
+        c = PALETTE[n % len(PALETTE)]
+        d = ' '.join('%.1f,%.1f' % (xpos[x], ypos(y)) for x, y in sorted(s))
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2" '
+                   'points="%s"/>' % (c, d))
+        out.append('<text x="%d" y="%d" fill="%s">%s</text>'
+                   % (w - m - 90, m + 16 * n, c, name))
+    out.append('</svg>')
+    with open(path, 'w') as f:
+        f.write('\n'.join(out) + '\n')
+
+
+def report_failover_resume(bench, rows, outdir):
+    """Mode x miimon: link cut to traffic resumed; a round that did not
+    resume within the window counts at the window (noresume_ms), so the
+    median is a lower bound there and the column says how many resumed."""
+    cells = defaultdict(list)
+    for r in rows:
+        if r['bench'] != bench:
+            continue
+        key = (r['kernel'], r['mode'], int(r['miimon']))
+        if 'resume_ms' in r:
+            cells[key].append((float(r['resume_ms']), True))
+        elif 'noresume_ms' in r:
+            cells[key].append((float(r['noresume_ms']), False))
+    print()
+    print('%s: link cut to traffic resumed (ms), per mode and miimon' % bench)
+    print('  %-8s %-10s %7s %9s %9s %9s %8s' %
+          ('kernel', 'mode', 'miimon', 'median', 'p90', 'max', 'resumed'))
+    series = defaultdict(list)
+    for key in sorted(cells):
+        vals = sorted(v for v, _ in cells[key])
+        ok = sum(1 for _, o in cells[key] if o)
+        med = pct(vals, 50)
+        print('  %-8s %-10s %7d %9s %9s %9s %5d/%-2d' %
+              (key[0], key[1], key[2], fmt(med), fmt(pct(vals, 90)),
+               fmt(vals[-1]), ok, len(vals)))
+        series['%s/%s' % (key[0], key[1]) if key[0] != 'patched'
+               else key[1]].append((key[2], med))
+    path = '%s/%s.svg' % (outdir, bench)
+    lines_svg('%s: median ms from link cut to traffic resumed' % bench,
+              'miimon (ms)', 'ms', series, path)
+    print('picture: %s' % path)
+
+
+def report_datapath(bench, rows, outdir):
+    """HA mode set vs unset: ratio of the medians, and the distribution
+    of the per-round ratios (each round runs both, in alternating order)."""
+    by = defaultdict(dict)
+    for r in rows:
+        if r['bench'] != bench:
+            continue
+        for k, v in r.items():
+            if is_metric(k):
+                by[(r['kernel'], r['test'], k)].setdefault(
+                    r['ha'], {})[r['round']] = float(v)
+    print()
+    print('%s: HA mode set / unset (>1: set is higher)' % bench)
+    print('  %-8s %-9s %-12s %9s %9s %6s %9s %9s %9s %9s' %
+          ('kernel', 'test', 'metric', 'unset', 'set', 'ratio', 'r_min',
+           'r_median', 'r_p90', 'r_max'))
+    for key in sorted(by):
+        d = by[key]
+        if 'set' not in d or 'unset' not in d:
+            continue
+        su, ss = sorted(d['unset'].values()), sorted(d['set'].values())
+        mu, ms = pct(su, 50), pct(ss, 50)
+        rr = sorted(d['set'][k] / d['unset'][k] for k in d['set']
+                    if k in d['unset'] and d['unset'][k])
+        print('  %-8s %-9s %-12s %9s %9s %6s %9s %9s %9s %9s' %
+              (key[0], key[1], key[2], fmt(mu), fmt(ms),
+               fmt(ms / mu if mu else float('nan')),
+               fmt(rr[0] if rr else float('nan')), fmt(pct(rr, 50)),
+               fmt(pct(rr, 90)), fmt(rr[-1] if rr else float('nan'))))
+
+
+# benches whose picture the generic code must not draw
+OWN_PICTURES = {'failover_resume'}
+BENCH_REPORTS = {
+    'failover_resume': report_failover_resume,
+    'datapath': report_datapath,
+}
 
 
 if __name__ == '__main__':

@@ -1,38 +1,76 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench.sh [--variant release|debug] [--only NAME]: benchmarks, not tests.
+# bench.sh [--variant release|debug] [--only NAME] [--no-build] [--out DIR]:
+# benchmarks, not tests.
 # Runs every tools/testing/selftests/rdma/bench_*.sh on the stock and the
 # patched kernel in the same run and reports distributions (median, p90,
 # p99, max) and patched/stock ratios of the medians, in
-# out/bench/report.txt, plus an SVG picture per benchmark
+# out/bench/report.txt (or DIR/report.txt), plus an SVG picture per benchmark
 # (out/bench/NAME.svg).  Absolute times under TCG mean little; the ratios
 # and event counts hold.
 #
 # The release variant (no lockdep, kmemleak, ...) is the default: the debug
-# options cost more than the code being measured.
+# options cost more than the code being measured.  --no-build uses the
+# kernels, tools and initramfs already in out/ as they are.
+#
+# A benchmark's header line says what it needs:
+#	# rdma-ha-bench: guests=N timeout=SEC kernel=stock,patched [mem=MIB] [tsc=host]
+# tsc=host gives the guests the host's TSC frequency (tsc_early_khz=, from
+# /proc/cpuinfo; TCG's guest TSC is the host's) and the TSC as clocksource:
+# without it they calibrate nothing, run on jiffies (4 ms steps) and
+# programs that time with cycles, such as perftest, divide by zero.
+# Host variables RDMA_HA_BENCH_KEY=VALUE (commas for lists: "1,16,128") reach
+# the guests' scenarios as the same variables (lists stay comma-separated;
+# the scripts accept commas or spaces), so runs can be kept short while
+# developing: RDMA_HA_BENCH_ROUNDS=3 dev/bench.sh --only bench_failover_ids
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variant=release
 only=
+build=1
+dir=$OUT/bench
 while [ $# -gt 0 ]; do
 	case $1 in
 	--variant) variant=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	*) die "usage: bench.sh [--variant release|debug] [--only NAME]" ;;
+	--no-build) build=0; shift ;;
+	--out) dir=$2; shift 2 ;;
+	*) die "usage: bench.sh [--variant release|debug] [--only NAME] [--no-build] [--out DIR]" ;;
 	esac
 done
 sel=$RDMA_HA_ROOT/tools/testing/selftests/rdma
-dir=$OUT/bench
 mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
 
-"$RDMA_HA_ROOT/dev/check.sh" --setup-only
-for t in patched stock; do
-	"$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" "$variant"
-done
-make -s -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
-"$sel/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
+if [ $build = 1 ]; then
+	"$RDMA_HA_ROOT/dev/check.sh" --setup-only
+	for t in patched stock; do
+		"$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" "$variant"
+	done
+	make -s -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
+	"$sel/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
+fi
+
+# The RDMA_HA_BENCH_* knobs, as kernel command line arguments for init.sh.
+knobs=
+while IFS='=' read -r k v; do
+	case $k in RDMA_HA_BENCH_*) ;; *) continue ;; esac
+	[[ $v =~ ^[A-Za-z0-9.,:_-]*$ ]] || die "$k: only [A-Za-z0-9.,:_-] please"
+	k=${k#RDMA_HA_}
+	knobs="$knobs rdma_ha.${k,,}=$v"
+done < <(env)
+
+# tsc_append: kernel arguments for tsc=host.
+tsc_append() {
+	local khz
+	grep -qw constant_tsc /proc/cpuinfo ||
+		die "tsc=host: the host's TSC has no constant rate"
+	khz=$(awk -F: '/^cpu MHz/ { printf "%d\n", $2 * 1000; exit }' /proc/cpuinfo)
+	[ -n "$khz" ] || die "tsc=host: no cpu MHz in /proc/cpuinfo"
+	echo "tsc_early_khz=$khz tsc=reliable"
+}
 
 meta() {
 	sed -n 's/^# rdma-ha-bench:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
@@ -43,6 +81,8 @@ meta() {
 for s in "$sel"/bench_*.sh; do
 	name=$(basename "$s" .sh)
 	[ -z "$only" ] || [ "$only" = "$name" ] || continue
+	extra=$knobs
+	[ "$(meta "$s" tsc)" != host ] || extra="$extra $(tsc_append)"
 	for k in $(meta "$s" kernel | tr ',' ' '); do
 		log "$name on $k ($variant)"
 		out=$dir/$name-$k
@@ -50,6 +90,7 @@ for s in "$sel"/bench_*.sh; do
 			--kernel "$OUT/$k/build-$variant/arch/x86/boot/bzImage" \
 			--initrd "$OUT/initramfs.cpio.gz" --test "$name" \
 			--guests "$(meta "$s" guests)" --timeout "$(meta "$s" timeout)" \
+			--mem "$(meta "$s" mem | grep . || echo 1024)" --append "${extra# }" \
 			--outdir "$out" >"$out.log" 2>&1 ||
 			die "$name on $k failed: $out.log"
 		cat "$out"/*.console | tr -d '\r' |

@@ -5,7 +5,7 @@
  * how long the CM takes to handle a bonding failover as the number of IDs
  * grows.
  *
- *	rdma_ha_idbench -b ADDR [-n IDS] [--ha-mode MODE]
+ *	rdma_ha_idbench -b ADDR [-b ADDR ...] [-n IDS] [-p PORT] [--ha-mode MODE]
  *
  * Creates IDS IDs (RDMA_PS_TCP, RC) on one event channel, sets the HA mode
  * if asked, binds each to ADDR with an ephemeral port, prints "ready ids=N"
@@ -13,11 +13,16 @@
  *
  *	<mono> event name=RDMA_CM_EVENT_ADDR_CHANGE status=0 idx=17
  *
+ * With several -b, ID i is bound to address i % NADDRS.  With -p, ID i gets
+ * port PORT + i / NADDRS instead of an ephemeral one: hundreds of thousands
+ * of IDs fit in the port space when they are spread over addresses.
+ *
  * A harness notes the time just before it triggers a failover and counts the
  * events after it. Exit status: 0 after a signal, 1 on a setup error, 3 when
  * the kernel refuses the HA mode.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
@@ -36,7 +41,8 @@
 #define RDMA_OPTION_ID_HA_MODE		4
 #endif
 
-#define IDB_MAX_IDS			65536
+#define IDB_MAX_IDS			1048576
+#define IDB_MAX_ADDRS			64
 
 static const char *const idb_modes[] = {
 	"notify", "ignore", "align", "fail-fast", "migrate",
@@ -66,11 +72,21 @@ static int idb_parse_mode(const char *s)
 	return v;
 }
 
+static void idb_set_port(struct sockaddr *sa, long port)
+{
+	if (sa->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)sa)->sin_port = htons(port);
+}
+
 static void idb_usage(FILE *f)
 {
-	fputs("usage: rdma_ha_idbench -b ADDR [-n IDS] [--ha-mode MODE]\n"
-	      "  -b, --bind ADDR    bind every ID to ADDR (ephemeral ports)\n"
-	      "  -n, --ids N        number of IDs (default 1, at most 65536)\n"
+	fputs("usage: rdma_ha_idbench -b ADDR [-b ADDR ...] [-n IDS] [-p PORT] [--ha-mode MODE]\n"
+	      "  -b, --bind ADDR    bind the IDs to ADDR (round robin over up to 64)\n"
+	      "  -n, --ids N        number of IDs (default 1, at most 1048576)\n"
+	      "  -p, --port PORT    ID i gets port PORT + i / (number of -b),\n"
+	      "                     not an ephemeral one\n"
 	      "      --ha-mode M    notify|ignore|align|fail-fast|migrate or a number\n",
 	      f);
 }
@@ -80,6 +96,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "bind",	required_argument, NULL, 'b' },
 		{ "ids",	required_argument, NULL, 'n' },
+		{ "port",	required_argument, NULL, 'p' },
 		{ "ha-mode",	required_argument, NULL, 'm' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ }
@@ -87,20 +104,32 @@ int main(int argc, char **argv)
 	struct addrinfo hints = {
 		.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
 		.ai_socktype = SOCK_STREAM,
-	}, *ai;
+	}, *ai[IDB_MAX_ADDRS];
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id **ids;
 	struct rdma_cm_event *ev;
 	struct pollfd pfd[2];
-	const char *bind = NULL;
-	long n = 1, i;
+	unsigned int naddrs = 0, a;
+	long n = 1, port = 0, i;
 	int mode = -1, c;
 	sigset_t sigs;
 
-	while ((c = getopt_long(argc, argv, "b:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:n:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			bind = optarg;
+			if (naddrs == IDB_MAX_ADDRS) {
+				fputs("rdma_ha_idbench: too many addresses\n", stderr);
+				return 1;
+			}
+			if (getaddrinfo(optarg, NULL, &hints, &ai[naddrs])) {
+				fprintf(stderr, "rdma_ha_idbench: bad address '%s'\n",
+					optarg);
+				return 1;
+			}
+			naddrs++;
+			break;
+		case 'p':
+			port = strtol(optarg, NULL, 0);
 			break;
 		case 'n':
 			n = strtol(optarg, NULL, 0);
@@ -120,12 +149,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (!bind || n < 1 || n > IDB_MAX_IDS || optind != argc) {
+	if (!naddrs || n < 1 || n > IDB_MAX_IDS || optind != argc ||
+	    port < 0 || port + (n - 1) / naddrs > 65535) {
 		idb_usage(stderr);
-		return 1;
-	}
-	if (getaddrinfo(bind, NULL, &hints, &ai)) {
-		fprintf(stderr, "rdma_ha_idbench: bad address '%s'\n", bind);
 		return 1;
 	}
 
@@ -154,12 +180,17 @@ int main(int argc, char **argv)
 			perror("rdma_ha_idbench: rdma_set_option(HA_MODE)");
 			return 3;
 		}
-		if (rdma_bind_addr(ids[i], ai->ai_addr)) {
-			perror("rdma_ha_idbench: rdma_bind_addr");
+		a = i % naddrs;
+		if (port)
+			idb_set_port(ai[a]->ai_addr, port + i / naddrs);
+		if (rdma_bind_addr(ids[i], ai[a]->ai_addr)) {
+			fprintf(stderr, "rdma_ha_idbench: rdma_bind_addr (ID %ld): %s\n",
+				i, strerror(errno));
 			return 1;
 		}
 	}
-	freeaddrinfo(ai);
+	for (a = 0; a < naddrs; a++)
+		freeaddrinfo(ai[a]);
 	printf("%.6f ready ids=%ld\n", idb_now(), n);
 	fflush(stdout);
 

@@ -14,7 +14,7 @@
 #	RDMA-HA-BENCH: bench=failover_ids ids=N round=R first_ms=F last_ms=L events=E
 . "$(dirname "$0")/lib.sh"
 
-IDS=${RDMA_HA_BENCH_IDS:-1 16 128 512}
+IDS=$(echo "${RDMA_HA_BENCH_IDS:-1 16 128 512}" | tr , " ")
 ROUNDS=${RDMA_HA_BENCH_ROUNDS:-15}
 IDB=rdma_ha_idbench
 

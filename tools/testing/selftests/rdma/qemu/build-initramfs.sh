@@ -111,10 +111,14 @@ cp /etc/libibverbs.d/rxe.driver "$stage/etc/libibverbs.d/"
 # glibc dlopen()s libgcc_s for pthread_cancel/exit unwinding.
 stage_file /usr/lib/$MULTIARCH/libgcc_s.so.1
 
-# The project's own programs.
+# The project's own programs, and its libraries (lib*.so: LD_PRELOAD
+# shims) in the library directory.
 if [ -d "$TOOLS_DIR" ]; then
 	while IFS= read -r f; do
-		stage_file "$f" "/usr/bin/$(basename "$f")"
+		case $(basename "$f") in
+		lib*.so) stage_file "$f" "/usr/lib/$MULTIARCH/$(basename "$f")" ;;
+		*) stage_file "$f" "/usr/bin/$(basename "$f")" ;;
+		esac
 	done < <(find "$TOOLS_DIR" -maxdepth 2 -type f -perm -u+x | sort)
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"

@@ -5,12 +5,14 @@
 #
 #   vm.sh run --kernel BZIMAGE --initrd CPIO --test NAME [--guests 1|2]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
+#             [--mem MIB]
 #   vm.sh kunit --kernel BZIMAGE [--initrd CPIO] [--filter GLOB]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
 #
 # run: boots one or two guests (TCG, -cpu max, 2 vCPUs, 1 GiB) that run
 # /selftests/NAME.sh a (and b).  --guests and --timeout default to the
-# scenario's "# rdma-ha: guests=N timeout=SEC" header.
+# scenario's "# rdma-ha: guests=N timeout=SEC" header.  --mem gives each
+# guest MIB MiB instead (benchmarks that hold many objects).
 #
 # The kernel is the project's bzImage (everything built in) or a modular
 # distribution kernel such as Debian's vmlinuz with an initramfs that
@@ -46,7 +48,7 @@ root=$(cd "$sel/../../../.." && pwd)
 SPLAT_RE='BUG:|WARNING:|Oops|general protection fault|INFO: possible|possible circular locking|unreferenced object|Kernel panic|INFO: task .* blocked|watchdog: BUG: soft lockup|UBSAN|KASAN|INFO: rcu_|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:|list_add corruption|list_del corruption'
 
 usage() {
-	sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 die() { echo "vm.sh: $*" >&2; exit 2; }
@@ -54,6 +56,7 @@ die() { echo "vm.sh: $*" >&2; exit 2; }
 mode=${1:-}
 [ $# -gt 0 ] && shift
 kernel='' initrd='' test='' guests='' timeout='' outdir='' append='' filter=''
+mem=1024
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)  kernel=$2; shift 2 ;;
@@ -64,12 +67,14 @@ while [ $# -gt 0 ]; do
 	--outdir)  outdir=$2; shift 2 ;;
 	--append)  append=$2; shift 2 ;;
 	--filter)  filter=$2; shift 2 ;;
+	--mem)     mem=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
 case "$mode" in run|kunit) ;; *) usage ;; esac
 [ -n "$kernel" ] || usage
 [ -f "$kernel" ] || die "no kernel $kernel"
+[[ $mem =~ ^[0-9]+$ ]] && [ "$mem" -ge 256 ] || die "--mem MIB: at least 256"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 command -v socat >/dev/null || die "socat missing (apt-get install socat)"
 
@@ -204,7 +209,7 @@ gi=0
 for g in $names; do
 	gi=$((gi + 1))
 	mkfifo "$outdir/$g.fifo"
-	args=(-machine q35 -cpu max -accel tcg -smp 2 -m 1G
+	args=(-machine q35 -cpu max -accel tcg -smp 2 -m "${mem}M"
 	      -nodefaults -display none -no-reboot -serial stdio
 	      -monitor "unix:$outdir/$g.mon,server,nowait"
 	      -kernel "$kernel" -initrd "$initrd"
