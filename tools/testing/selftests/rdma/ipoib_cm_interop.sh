@@ -29,28 +29,7 @@ nic_setup eth1 "$MY_IP"
 
 if [ -f /etc/rdma-ha.dkms ]; then
 	SIDE=stock
-	# Debian's own ib_ipoib in place of the replacement
-	stock=/usr/lib/rdma-ha/distribution/ib_ipoib.ko
-	[ -f $stock ] || fail "no $stock in the initramfs"
-	rmmod ib_ipoib || fail "rmmod ib_ipoib"
-	insmod $stock || fail "insmod $stock"
-	case "$(cat /sys/module/ib_ipoib/taint)" in
-	*O*) fail "ib_ipoib is not the distribution's" ;;
-	esac
-	log "ib_ipoib: the distribution's ($(uname -r)), rdma_rxe:" \
-	    "$(cat /sys/module/rdma_rxe/version)"
-	ip link set eth0 mtu 4200 up
-	wait_carrier eth0 1
-	rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
-		fail "sib0 not ACTIVE"
-	wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0"
-	[ ! -e /sys/class/net/ib0/cm_qp_type ] ||
-		fail "the stock ib0 has cm_qp_type"
-	echo connected >/sys/class/net/ib0/mode || fail "connected mode"
-	ip link set ib0 mtu 65520 || fail "mtu 65520"
-	ip addr add "$IB_IP/24" dev ib0
-	ip link set ib0 up || fail "ib0 up"
+	ib_stock_up
 	want=80
 else
 	SIDE=patched

@@ -44,6 +44,34 @@ ib_config() {
 	    "address $(cat $d/address)"
 }
 
+# ib_stock_up: on a guest with the replacement modules (Debian's kernel),
+# the distribution's own ib_ipoib in place of ours, then sib0 on eth0 and
+# ib0 in connected mode, addressed and up: the stock driver.
+ib_stock_up() {
+	local ko=/usr/lib/rdma-ha/distribution/ib_ipoib.ko
+	[ -f $ko ] || fail "no $ko in the initramfs"
+	rmmod ib_ipoib || fail "rmmod ib_ipoib"
+	insmod $ko || fail "insmod $ko"
+	case "$(cat /sys/module/ib_ipoib/taint)" in
+	*O*) fail "ib_ipoib is not the distribution's" ;;
+	esac
+	ip link set eth0 mtu 4200 up
+	wait_carrier eth0 1
+	rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
+	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
+		fail "sib0 not ACTIVE"
+	wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0"
+	[ ! -e /sys/class/net/ib0/cm_qp_type ] ||
+		fail "the stock ib0 has cm_qp_type"
+	echo connected >/sys/class/net/ib0/mode || fail "connected mode"
+	ip link set ib0 mtu 65520 || fail "mtu 65520"
+	ip addr add "$IB_IP/24" dev ib0 2>/dev/null
+	ip link set ib0 up || fail "ib0 up"
+	log "ib0: stock ib_ipoib of $(uname -r), rdma_rxe" \
+	    "$(cat /sys/module/rdma_rxe/version), $(cat /sys/class/net/ib0/mode)" \
+	    "address $(cat /sys/class/net/ib0/address)"
+}
+
 # ib_policy POLICY: change the QP type policy of ib0.
 ib_policy() {
 	echo "$1" >/sys/class/net/ib0/cm_qp_type || fail "cm_qp_type $1"
