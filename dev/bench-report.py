@@ -7,6 +7,9 @@ them from the guests' "RDMA-HA-BENCH:" lines:
 
     kernel=stock variant=release bench=failover_ids ids=16 round=3 first_ms=.. last_ms=..
 
+A key the guest prints itself wins over dev/bench.sh's: the IPoIB benches
+on Debian's kernel with its own ib_ipoib say kernel=stock.
+
 Samples are grouped by bench, kernel and every key that is not a metric
 (metrics: *_ms, *_us, *_per_min, events, round).  For each group and metric
 it prints n, median, p90, p99 and max, then the patched/stock ratio of the
