@@ -47,7 +47,7 @@ meta() {
 for s in "$sel"/bench_*.sh; do
 	name=$(basename "$s" .sh)
 	[ -z "$only" ] || [ "$only" = "$name" ] || continue
-	meta "$s" kernel | tr ',' '\n' | grep -qx debian || continue
+	case ",$(meta "$s" kernel)," in *,debian,*) ;; *) continue ;; esac
 	"$RDMA_HA_ROOT/dev/dkms.sh" all
 	KMOD_ROOT="$OUT/dkms/modroot" EXTRA_ROOT="$OUT/dkms/guest" \
 		"$sel/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio.gz"
