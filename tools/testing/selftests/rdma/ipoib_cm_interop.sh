@@ -131,6 +131,9 @@ check_conns
 barrier uc-done
 
 # ---- 4: the stock peer's link cut ----
+# idle first, so that the last sign of life ka_detect sees is a probe
+# answered on the new connection, not the transfer
+sleep 3
 barrier cut
 t0=$(now)
 if [ $SIDE = stock ]; then

@@ -290,6 +290,10 @@ ka_scenario() {
 	[ "$ROLE" = a ] && { pings 20 "$PEER_IB" || { log "FAIL: ping"; res=1; }; }
 	barrier relinked
 	expect cm_tx_${policy}_conns -eq 1
+	# ka_detect measures from the last keepalive sign of life of a
+	# connection: let the new ones go idle and be probed first, or the
+	# pings above are their last sign of life, which it does not see
+	sleep 3
 
 	# ---- crash and restart of b's device ----
 	if [ "$ROLE" = a ]; then
