@@ -193,8 +193,10 @@ ka_trace_on() {
 # connection before it (a probe answered for tx, a probe received for
 # rx).  Logs the delay from T0 (the moment the fault was requested; the
 # host carries it out a little later) and from that last sign of life,
-# which must be within BOUND s plus 0.2 s for the scheduling of the
-# keepalive task under TCG.
+# which must be within BOUND s plus KA_SLACK s.  The keepalive task is
+# armed for the very deadline; the slack is the guest's timer and
+# workqueue latency under TCG on a shared 2-core host, seen up to 0.17 s.
+KA_SLACK=0.4
 ka_detect() {
 	local life=probe_received r dead last d dl
 	[ "$1" = tx ] && life=answered
@@ -221,7 +223,8 @@ ka_detect() {
 	    "$dl s after its last answer (bound $4 s)"
 	echo "RDMA-HA-MEASURE: $3 since-fault=$d since-last-life=$dl bound=$4"
 	if [ -z "$r" ] || [ "$dl" = none ] ||
-	   awk -v d="$dl" -v b="$4" 'BEGIN { exit !(d + 0 > b + 0.2) }'; then
+	   awk -v d="$dl" -v b="$4" -v s=$KA_SLACK \
+		'BEGIN { exit !(d + 0 > b + s) }'; then
 		log "FAIL: $3 not detected within the bound"
 		res=1
 	fi
