@@ -21,9 +21,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
-REPEAT=${RDMA_HA_BENCH_REPEAT:-7}
+REPEAT=${RDMA_HA_BENCH_REPEAT:-5}
 SIZE=${RDMA_HA_BENCH_SIZE:-16}
-IDLE_S=${RDMA_HA_BENCH_IDLE_S:-60}
+IDLE_S=${RDMA_HA_BENCH_IDLE_S:-30}
 nic_setup eth1 "$MY_IP"
 if [ -f /etc/rdma-ha.dkms ]; then
 	ib_stock_up
