@@ -85,6 +85,7 @@ check_conns
 barrier auto-done
 
 # ---- 2: keepalives towards the stock peer ----
+barrier idle
 if [ $SIDE = patched ]; then
 	p0=$(cm_stat cm_ka_probes_sent) a0=$(cm_stat cm_ka_probes_acked)
 else
@@ -92,7 +93,6 @@ else
 	rp0=$(ib0_stat rx_packets) re0=$(ib0_stat rx_errors)
 	rd0=$(ib0_stat rx_dropped)
 fi
-barrier idle
 sleep 15
 barrier idle-done
 if [ $SIDE = patched ]; then

@@ -260,8 +260,9 @@ ka_scenario() {
 	expect cm_rx_${policy}_conns -eq 1
 
 	# ---- idle cost ----
-	p0=$(cm_stat cm_ka_probes_sent) r0=$(cm_stat cm_ka_replies_received)
+	# counted from after the barrier: the wait there is not idle time
 	barrier idle
+	p0=$(cm_stat cm_ka_probes_sent) r0=$(cm_stat cm_ka_replies_received)
 	sleep 10
 	p1=$(cm_stat cm_ka_probes_sent) r1=$(cm_stat cm_ka_replies_received)
 	log "idle 10 s, 1 send-side connection: $((p1 - p0)) probes sent," \
