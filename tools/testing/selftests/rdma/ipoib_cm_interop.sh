@@ -94,9 +94,14 @@ else
 	rd0=$(ib0_stat rx_dropped)
 fi
 sleep 15
-barrier idle-done
 if [ $SIDE = patched ]; then
 	p1=$(cm_stat cm_ka_probes_sent) a1=$(cm_stat cm_ka_probes_acked)
+else
+	rp1=$(ib0_stat rx_packets) re1=$(ib0_stat rx_errors)
+	rd1=$(ib0_stat rx_dropped)
+fi
+barrier idle-done
+if [ $SIDE = patched ]; then
 	log "idle 15 s: $((p1 - p0)) probes sent, $((a1 - a0)) acknowledged"
 	echo "RDMA-HA-MEASURE: interop-idle-probes-per-15s $((p1 - p0))"
 	[ $((p1 - p0)) -ge 12 ] && [ $((p1 - p0)) -le 18 ] ||
@@ -108,9 +113,7 @@ if [ $SIDE = patched ]; then
 	expect cm_tx_failed -eq 0
 	check_conns
 else
-	rp=$(( $(ib0_stat rx_packets) - rp0 ))
-	re=$(( $(ib0_stat rx_errors) - re0 ))
-	rd=$(( $(ib0_stat rx_dropped) - rd0 ))
+	rp=$((rp1 - rp0)) re=$((re1 - re0)) rd=$((rd1 - rd0))
 	log "idle 15 s on the stock side: ib0 rx_packets +$rp," \
 	    "rx_errors +$re, rx_dropped +$rd"
 	# the peer sent 15 probes or so; ARP may add a packet or two
