@@ -57,7 +57,7 @@ for r in $(seq "$ROUNDS"); do
 		log "round $r: live RC QPs $(tr '\n' ' ' </tmp/qps0)"
 		t0=$(now)
 		host_cmd peer "set_link n0 off"
-		first= all=
+		first='' all=''
 		while :; do
 			t=$(now)
 			live_rc >/tmp/qps
