@@ -42,6 +42,10 @@ load() {
 		) &
 		local lp=$!
 		barrier "load-$1-done" $((LOAD_S + 120))
+		# a's nc ends at its end of file, not when all its data has
+		# arrived: let the last transfer drain (the next listener
+		# starts with an empty file)
+		wait_for 30 test ! -s /tmp/rx
 		kill $lp 2>/dev/null
 		wait $lp 2>/dev/null
 		barrier "load-$1-sums"
