@@ -7,12 +7,17 @@ them from the guests' "RDMA-HA-BENCH:" lines:
 
     kernel=stock variant=release bench=failover_ids ids=16 round=3 first_ms=.. last_ms=..
 
+A key the guest prints itself wins over dev/bench.sh's: the IPoIB benches
+on Debian's kernel with its own ib_ipoib say kernel=stock.
+
 Samples are grouped by bench, kernel and every key that is not a metric
 (metrics: *_ms, *_us, *_per_min, events, round).  For each group and metric
 it prints n, median, p90, p99 and max, then the patched/stock ratio of the
 medians for groups that exist on both kernels.  For every bench with a
 numeric parameter (ids, ...) it writes OUTDIR/<bench>.svg: median and p90
-of the first metric against the parameter, one line per kernel.
+of the first metric against the parameter, one line per kernel.  Groups
+with transport=uc are also compared with their transport=rc twin on the
+same kernel (the uc/rc ratio of the medians).
 """
 import math
 import sys
@@ -142,6 +147,21 @@ def main():
         ratio = med / base if base else float('nan')
         print('  %-14s %-22s %-10s %s' % (bench, ' '.join(
             '%s=%s' % kv for kv in gk), metric, fmt(ratio)))
+    # benches that compare transports on one kernel (bench_ipoib_cm)
+    pairs = [(k, med) for k, med in medians.items()
+             if ('transport', 'uc') in k[1]]
+    if pairs:
+        print()
+        print('uc/rc ratio of medians (same kernel):')
+    for (bench, gk, kernel, metric), med in sorted(pairs,
+                                                   key=lambda i: natural(i[0])):
+        rc = tuple(sorted(('transport', 'rc') if kv == ('transport', 'uc')
+                          else kv for kv in gk))
+        base = medians.get((bench, rc, kernel, metric))
+        if base is None:
+            continue
+        ratio = med / base if base else float('nan')
+        print('  %-14s %-8s %-10s %s' % (bench, kernel, metric, fmt(ratio)))
     # pictures: one numeric parameter, the first metric
     by_bench = defaultdict(list)
     for (bench, gk, kernel, metric), med in medians.items():

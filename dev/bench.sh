@@ -24,6 +24,10 @@
 # the guests' scenarios as the same variables (lists stay comma-separated;
 # the scripts accept commas or spaces), so runs can be kept short while
 # developing: RDMA_HA_BENCH_ROUNDS=3 dev/bench.sh --only bench_failover_ids
+#
+# A benchmark whose header lists the kernel kind "debian" also runs on
+# Debian's own kernel with the replacement modules (dev/dkms.sh); the
+# variant does not apply to it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -77,6 +81,31 @@ meta() {
 		sed -n "s/^$2=//p" | head -n1
 }
 
+# Debian's kernel, for the benchmarks that list it.
+for s in "$sel"/bench_*.sh; do
+	name=$(basename "$s" .sh)
+	[ -z "$only" ] || [ "$only" = "$name" ] || continue
+	case ",$(meta "$s" kernel)," in *,debian,*) ;; *) continue ;; esac
+	"$RDMA_HA_ROOT/dev/dkms.sh" all
+	KMOD_ROOT="$OUT/dkms/modroot" EXTRA_ROOT="$OUT/dkms/guest" \
+		"$sel/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio.gz"
+	break
+done
+
+# kernel KIND / initrd KIND: what a guest of kernel KIND boots.
+kernel() {
+	case $1 in
+	debian) echo "$DEB_VMLINUZ" ;;
+	*) echo "$OUT/$1/build-$variant/arch/x86/boot/bzImage" ;;
+	esac
+}
+initrd() {
+	case $1 in
+	debian) echo "$OUT/initramfs-debian.cpio.gz" ;;
+	*) echo "$OUT/initramfs.cpio.gz" ;;
+	esac
+}
+
 : >"$dir/samples.txt"
 for s in "$sel"/bench_*.sh; do
 	name=$(basename "$s" .sh)
@@ -87,8 +116,7 @@ for s in "$sel"/bench_*.sh; do
 		log "$name on $k ($variant)"
 		out=$dir/$name-$k
 		"$sel/qemu/vm.sh" run \
-			--kernel "$OUT/$k/build-$variant/arch/x86/boot/bzImage" \
-			--initrd "$OUT/initramfs.cpio.gz" --test "$name" \
+			--kernel "$(kernel "$k")" --initrd "$(initrd "$k")" --test "$name" \
 			--guests "$(meta "$s" guests)" --timeout "$(meta "$s" timeout)" \
 			--mem "$(meta "$s" mem | grep . || echo 1024)" --append "${extra# }" \
 			--outdir "$out" >"$out.log" 2>&1 ||

@@ -257,15 +257,17 @@ initrd() {
 	esac
 }
 
-# selected_kernels: the kernel kinds the selected scenarios run on.
+# selected_kernels: the kernel kinds the selected scenarios run on (both
+# kinds of a mixed pair A+B).
 selected_kernels() {
 	local s name
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
 		[ -z "$SCENARIO" ] || [ "$SCENARIO" = "$name" ] || continue
-		scenario_meta "$s" kernel patched | tr ',' '\n'
-	done | sort -u | grep -x "${KERNEL_KIND:-.*}"
+		scenario_meta "$s" kernel patched | tr ',' '\n' |
+			grep -x "${KERNEL_KIND:-.*}" | tr '+' '\n'
+	done | sort -u
 }
 
 # scenario_meta SCRIPT KEY DEFAULT: read "# rdma-ha: key=value ..." headers
@@ -304,8 +306,10 @@ run_kunit() {
 	fi
 }
 
+# A scenario's kernel= header lists kernel kinds, or mixed pairs A+B of
+# two-guest scenarios: guest a boots kind A, guest b kind B (vm/NAME@A+B).
 run_scenarios() {
-	local s name kernels k log rc t0 took
+	local s name kernels k ka kb log rc t0 took
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
@@ -314,13 +318,17 @@ run_scenarios() {
 		for k in $kernels; do
 			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
 			log=$LOGDIR/vm-$name-$k.log
-			if [ ! -f "$(kernel_image "$k")" ] || [ ! -f "$(initrd "$k")" ]; then
+			ka=${k%+*} kb=${k#*+}
+			if [ ! -f "$(kernel_image "$ka")" ] || [ ! -f "$(initrd "$ka")" ] ||
+			   [ ! -f "$(kernel_image "$kb")" ] || [ ! -f "$(initrd "$kb")" ]; then
 				result "vm/$name@$k" FAIL "no kernel or initramfs for $k (see the build, dkms and initramfs checks)"
 				continue
 			fi
 			t0=$(date +%s)
-			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$k")" \
-				--initrd "$(initrd "$k")" --test "$name" \
+			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$ka")" \
+				--initrd "$(initrd "$ka")" \
+				--kernel-b "$(kernel_image "$kb")" \
+				--initrd-b "$(initrd "$kb")" --test "$name" \
 				--outdir "$LOGDIR/vm-$name-$k" >"$log" 2>&1
 			rc=$?
 			took="$(( $(date +%s) - t0 )) s"

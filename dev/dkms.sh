@@ -17,7 +17,8 @@
 #   dkms.sh modroot     out/dkms/modroot: Debian's /lib/modules plus the
 #                       replacements in updates/dkms, depmod'ed, for the
 #                       test machine's initramfs; out/dkms/guest: extra files
-#                       for the guest (expected versions, a mismatched module)
+#                       for the guest (expected versions, a mismatched module,
+#                       the distribution's own copies of the replaced modules)
 #   dkms.sh all         fetch, source, build, modroot (make dkms)
 #   dkms.sh dkms-tool   build the package with Debian's dkms (private trees)
 #
@@ -287,11 +288,24 @@ mismatch_module() {
 	rm -rf "$kdir"
 }
 
+# distribution_module NAME: Debian's own NAME.ko, uncompressed, on stdout.
+distribution_module() {
+	local f
+	f=$(find "$DEB_ROOT/lib/modules/$DEB_KREL/kernel" -name "$1.ko*" | head -n1)
+	[ -n "$f" ] || die "no $1.ko in $DEB_ROOT/lib/modules/$DEB_KREL/kernel"
+	case "$f" in
+	*.xz)	xz -dc "$f" ;;
+	*.zst)	zstd -qdc "$f" ;;
+	*)	cat "$f" ;;
+	esac
+}
+
 modroot() {
 	local mr=$DKMS_OUT/modroot g=$DKMS_OUT/guest ko m d n
 	mismatch_module
 	rm -rf "$mr" "$g"
-	mkdir -p "$mr/lib/modules" "$g/etc" "$g/usr/lib/rdma-ha/mismatch"
+	mkdir -p "$mr/lib/modules" "$g/etc" "$g/usr/lib/rdma-ha/mismatch" \
+		"$g/usr/lib/rdma-ha/distribution"
 	cp -al "$DEB_ROOT/lib/modules/$DEB_KREL" "$mr/lib/modules/"
 	mkdir -p "$mr/lib/modules/$DEB_KREL/updates/dkms"
 	: >"$g/etc/rdma-ha.dkms"
@@ -300,6 +314,9 @@ modroot() {
 		[ -f "$ko" ] || die "$ko was not built"
 		cp "$ko" "$mr/lib/modules/$DEB_KREL/updates/dkms/"
 		echo "$m $(modinfo -F version "$ko")" >>"$g/etc/rdma-ha.dkms"
+		# the distribution's own module, for scenarios that run the
+		# stock code next to the replacements (ipoib_cm_interop)
+		distribution_module "$m" >"$g/usr/lib/rdma-ha/distribution/$m.ko"
 	done <"$DKMS_OUT/src/modules"
 	depmod -b "$mr" "$DEB_KREL"
 	# The replacements must be the ones modprobe (and the initramfs) takes.

@@ -4,7 +4,7 @@
 # build-initramfs.sh OUT.cpio.gz
 #
 # Builds the initramfs of the rdma-ha QEMU test machine from the host's
-# Debian packages: busybox (static), iproute2 (ip, rdma), rdma-core
+# Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
 # ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), plus the
 # project's programs (every executable in $TOOLS_DIR, default out/tools)
@@ -35,7 +35,7 @@ die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 # Debian packages we take files from; installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
       librdmacm1 rdmacm-utils ibverbs-utils perftest infiniband-diags cpio
-      gzip gcc libc6-dev librdmacm-dev"
+      gzip gcc libc6-dev librdmacm-dev ethtool"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -102,6 +102,9 @@ done
 stage_file /usr/sbin/ip /usr/sbin/ip
 ln -s ../sbin/ip "$stage/usr/bin/ip"
 [ -e /usr/sbin/bridge ] && stage_file /usr/sbin/bridge
+# tc (netem packet loss) and ethtool (-S counters) for the IPoIB scenarios.
+stage_file /usr/sbin/tc
+stage_file /usr/sbin/ethtool
 
 # libibverbs with the rxe provider only (others would only slow probing).
 for f in /usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so; do

@@ -4,6 +4,7 @@
 # vm.sh - host side of the rdma-ha QEMU test machine.
 #
 #   vm.sh run --kernel BZIMAGE --initrd CPIO --test NAME [--guests 1|2]
+#             [--kernel-b BZIMAGE --initrd-b CPIO]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
 #             [--mem MIB]
 #   vm.sh kunit --kernel BZIMAGE [--initrd CPIO] [--filter GLOB]
@@ -11,8 +12,11 @@
 #
 # run: boots one or two guests (TCG, -cpu max, 2 vCPUs, 1 GiB) that run
 # /selftests/NAME.sh a (and b).  --guests and --timeout default to the
-# scenario's "# rdma-ha: guests=N timeout=SEC" header.  --mem gives each
-# guest MIB MiB instead (benchmarks that hold many objects).
+# scenario's "# rdma-ha: guests=N timeout=SEC" header.  Guest b boots
+# --kernel-b and --initrd-b when given (a mixed pair, such as Debian's
+# kernel against the patched one), --kernel and --initrd otherwise.
+# --mem gives each guest MIB MiB instead (benchmarks that hold many
+# objects).
 #
 # The kernel is the project's bzImage (everything built in) or a modular
 # distribution kernel such as Debian's vmlinuz with an initramfs that
@@ -55,12 +59,14 @@ die() { echo "vm.sh: $*" >&2; exit 2; }
 
 mode=${1:-}
 [ $# -gt 0 ] && shift
-kernel='' initrd='' test='' guests='' timeout='' outdir='' append='' filter=''
+kernel='' initrd='' kernel_b='' initrd_b='' test='' guests='' timeout='' outdir='' append='' filter=''
 mem=1024
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)  kernel=$2; shift 2 ;;
 	--initrd)  initrd=$2; shift 2 ;;
+	--kernel-b) kernel_b=$2; shift 2 ;;
+	--initrd-b) initrd_b=$2; shift 2 ;;
 	--test)    test=$2; shift 2 ;;
 	--guests)  guests=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -83,6 +89,9 @@ if [ -z "$initrd" ]; then
 	[ -f "$initrd" ] || "$here/build-initramfs.sh" "$initrd" || die "initramfs build failed"
 fi
 [ -f "$initrd" ] || die "no initrd $initrd"
+kernel_b=${kernel_b:-$kernel} initrd_b=${initrd_b:-$initrd}
+[ -f "$kernel_b" ] || die "no kernel $kernel_b"
+[ -f "$initrd_b" ] || die "no initrd $initrd_b"
 
 # header_value NAME KEY: KEY=VALUE from the scenario's "# rdma-ha:" line.
 header_value() {
@@ -209,10 +218,12 @@ gi=0
 for g in $names; do
 	gi=$((gi + 1))
 	mkfifo "$outdir/$g.fifo"
+	k=$kernel i=$initrd
+	[ "$g" = a ] || k=$kernel_b i=$initrd_b
 	args=(-machine q35 -cpu max -accel tcg -smp 2 -m "${mem}M"
 	      -nodefaults -display none -no-reboot -serial stdio
 	      -monitor "unix:$outdir/$g.mon,server,nowait"
-	      -kernel "$kernel" -initrd "$initrd"
+	      -kernel "$k" -initrd "$i"
 	      -append "$cmdline rdma_ha.role=$g $append")
 	for n in 0 1; do
 		args+=(-netdev "$(netdev_args $gi $n)"

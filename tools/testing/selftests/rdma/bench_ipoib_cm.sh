@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha-bench: guests=2 timeout=1500 kernel=patched,debian
+#
+# Benchmark (dev/bench.sh runs it; make check does not): IPoIB connected
+# mode over the soft InfiniBand device, RC and UC connections, keepalives
+# at their defaults (5 s x 3).  The stock driver runs on Debian's kernel
+# with its own ib_ipoib (only the soft InfiniBand device replaced; the
+# samples say kernel=stock), over RC only.
+#  - throughput: REPEAT TCP transfers of SIZE MiB from a to b (busybox
+#    nc), per transport; the UC/RC ratio of the medians is what holds
+#    under TCG;
+#  - keepalive cost of an idle connection (one each way) over IDLE_S
+#    seconds: probes and replies ipoib counts, and the IB packets on the
+#    wire (the soft device's port counters, both directions, divided by
+#    the two connections).
+#
+#	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T xfer_ms=X tput_mib_per_min=M
+#	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T ka_probes_per_min=P
+#		ka_replies_per_min=R ka_wire_pkts_per_min=W
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ipoib_cm_lib.sh"
+
+REPEAT=${RDMA_HA_BENCH_REPEAT:-5}
+SIZE=${RDMA_HA_BENCH_SIZE:-16}
+IDLE_S=${RDMA_HA_BENCH_IDLE_S:-30}
+nic_setup eth1 "$MY_IP"
+if [ -f /etc/rdma-ha.dkms ]; then
+	ib_stock_up
+	kernel=stock transports=rc
+else
+	ib_up rc 5000 3
+	kernel=patched transports="rc uc"
+fi
+dd if=/dev/urandom of=/tmp/blob bs=1048576 count="$SIZE" 2>/dev/null
+barrier up
+wait_ping "$PEER_IB" 60
+
+# throughput T: REPEAT timed transfers a -> b.
+throughput() {
+	local i t0 t1 port
+	for i in $(seq "$REPEAT"); do
+		port=$((9800 + i))
+		if [ "$ROLE" = b ]; then
+			nc_recv $port /dev/null &
+			barrier "tp-$1-$i"
+			wait
+		else
+			barrier "tp-$1-$i"
+			sleep 0.3
+			t0=$(now)
+			timeout 300 nc "$PEER_IB" $port </tmp/blob
+			t1=$(now)
+			echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel" \
+			     "transport=$1 $(awk -v a="$t0" -v b="$t1" -v s="$SIZE" 'BEGIN {
+				printf "xfer_ms=%.0f tput_mib_per_min=%.1f",
+					(b - a) * 1000, s * 60 / (b - a) }')"
+		fi
+	done
+}
+
+hw() { cat "/sys/class/infiniband/sib0/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+
+# idle_cost T: IDLE_S seconds without traffic, one connection each way.
+idle_cost() {
+	local p0 p1 r0 r1 w0 w1
+	barrier "idle-$1"
+	p0=$(cm_stat cm_ka_probes_sent) r0=$(cm_stat cm_ka_replies_received)
+	w0=$(( $(hw sent_pkts) + $(hw rcvd_pkts) ))
+	sleep "$IDLE_S"
+	p1=$(cm_stat cm_ka_probes_sent) r1=$(cm_stat cm_ka_replies_received)
+	w1=$(( $(hw sent_pkts) + $(hw rcvd_pkts) ))
+	echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel transport=$1" \
+	     "ka_probes_per_min=$(( (p1 - p0) * 60 / IDLE_S ))" \
+	     "ka_replies_per_min=$(( (r1 - r0) * 60 / IDLE_S ))" \
+	     "ka_wire_pkts_per_min=$(( (w1 - w0) * 60 / IDLE_S / 2 ))"
+	cm_stats "$1-idle"
+}
+
+for t in $transports; do
+	if [ "$t" = uc ]; then
+		# a new policy flushes the paths, but not the peer's address
+		# (with its old flags) from the ARP cache
+		ib_policy uc
+		barrier uc-set
+		ip neigh flush dev ib0
+	fi
+	barrier "$t"
+	wait_ping "$PEER_IB" 60
+	[ "$ROLE" = a ] && pings 5 "$PEER_IB" >/dev/null
+	barrier "$t-pinged"
+	cm_stats "$t"
+	[ $kernel = stock ] || [ "$(cm_stat cm_tx_${t}_conns)" -ge 1 ] ||
+		fail "no $t connection"
+	throughput $t
+	idle_cost $t
+done
+barrier end

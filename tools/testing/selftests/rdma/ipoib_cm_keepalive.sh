@@ -1,0 +1,11 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=400 kernel=patched
+#
+# IPoIB-CM keepalives on RC connections (see ka_scenario in
+# ipoib_cm_lib.sh): idle cost, link cut and peer restart detected within
+# interval x probes, traffic resumes.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ipoib_cm_lib.sh"
+
+ka_scenario rc

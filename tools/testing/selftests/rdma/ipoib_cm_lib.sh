@@ -1,0 +1,340 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Helpers for the IPoIB connected-mode scenarios (ipoib_cm_*.sh), on top
+# of lib.sh.  Sourced after lib.sh.
+#
+# Topology: a soft InfiniBand device sib0 on eth0 of each guest, IPoIB
+# ib0 on it in connected mode with 198.18.10.N; eth1 carries plain IP
+# (198.18.0.N) for the barriers, so that cutting eth0 or restarting sib0
+# leaves them working.
+
+IB_IP=198.18.10.$ROLE_NUM
+PEER_IB=198.18.10.$PEER_NUM
+
+need_cmd rdma ethtool
+
+# busybox runs its own applets first: the real iproute2 tc, by path
+tc() { /usr/sbin/tc "$@"; }
+
+# ib_up POLICY INTERVAL_MS PROBES: sib0 on eth0, ib0 in connected mode with
+# the QP type policy and keepalive settings, addressed and up.
+ib_up() {
+	ip link set eth0 mtu 4200 up
+	wait_carrier eth0 1
+	rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
+	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
+		fail "sib0 not ACTIVE"
+	wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0"
+	ib_config "$@"
+}
+
+# ib_config POLICY INTERVAL_MS PROBES: configure an existing ib0.
+ib_config() {
+	local d=/sys/class/net/ib0
+	echo "$1" >$d/cm_qp_type || fail "cm_qp_type $1"
+	echo "$2" >$d/cm_keepalive_interval_ms || fail "keepalive interval $2"
+	echo "$3" >$d/cm_keepalive_probes || fail "keepalive probes $3"
+	echo connected >$d/mode || fail "connected mode"
+	ip link set ib0 mtu 65520 || fail "mtu 65520"
+	ip addr add "$IB_IP/24" dev ib0 2>/dev/null
+	ip link set ib0 up || fail "ib0 up"
+	log "ib0: $(cat $d/mode) $(cat $d/cm_qp_type) keepalive" \
+	    "$(cat $d/cm_keepalive_interval_ms) ms x $(cat $d/cm_keepalive_probes)" \
+	    "address $(cat $d/address)"
+}
+
+# ib_stock_up: on a guest with the replacement modules (Debian's kernel),
+# the distribution's own ib_ipoib in place of ours, then sib0 on eth0 and
+# ib0 in connected mode, addressed and up: the stock driver.
+ib_stock_up() {
+	local ko=/usr/lib/rdma-ha/distribution/ib_ipoib.ko
+	[ -f $ko ] || fail "no $ko in the initramfs"
+	rmmod ib_ipoib || fail "rmmod ib_ipoib"
+	insmod $ko || fail "insmod $ko"
+	case "$(cat /sys/module/ib_ipoib/taint)" in
+	*O*) fail "ib_ipoib is not the distribution's" ;;
+	esac
+	ip link set eth0 mtu 4200 up
+	wait_carrier eth0 1
+	rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
+	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
+		fail "sib0 not ACTIVE"
+	wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0"
+	[ ! -e /sys/class/net/ib0/cm_qp_type ] ||
+		fail "the stock ib0 has cm_qp_type"
+	echo connected >/sys/class/net/ib0/mode || fail "connected mode"
+	ip link set ib0 mtu 65520 || fail "mtu 65520"
+	ip addr add "$IB_IP/24" dev ib0 2>/dev/null
+	ip link set ib0 up || fail "ib0 up"
+	log "ib0: stock ib_ipoib of $(uname -r), rdma_rxe" \
+	    "$(cat /sys/module/rdma_rxe/version), $(cat /sys/class/net/ib0/mode)" \
+	    "address $(cat /sys/class/net/ib0/address)"
+}
+
+# ib_policy POLICY: change the QP type policy of ib0.
+ib_policy() {
+	echo "$1" >/sys/class/net/ib0/cm_qp_type || fail "cm_qp_type $1"
+	log "ib0: cm_qp_type $(cat /sys/class/net/ib0/cm_qp_type)" \
+	    "address $(cat /sys/class/net/ib0/address)"
+}
+
+# cm_stat NAME: a connected-mode counter of ib0 (ethtool -S), 0 if absent.
+cm_stat() {
+	ethtool -S ib0 2>/dev/null |
+		awk -v n="$1:" '$1 == n { v = $2 } END { print v + 0 }'
+}
+
+# cm_stats [TAG]: log the connected-mode counters.
+cm_stats() {
+	log "counters${1:+ $1}: $(ethtool -S ib0 2>/dev/null |
+		awk '$1 ~ /^cm_/ { sub(":", "=", $1); printf "%s%s ", $1, $2 }')"
+}
+
+# nc_recv PORT FILE [TIMEOUT]: receive one TCP connection into FILE
+# (busybox nc).  Its stdin is a FIFO opened read-write, which never ends:
+# nc stops reading the network once its stdin ends.
+nc_recv() {
+	[ -p /tmp/nc-stdin ] || mkfifo /tmp/nc-stdin
+	timeout "${3:-120}" nc -l -p "$1" <>/tmp/nc-stdin >"$2"
+}
+
+# wire_stats TAG: log what the layers under ib0 dropped or counted: the
+# soft device's port counters (non-zero), ib0 and eth0 statistics, the
+# backlog drops of the network stack.
+wire_stats() {
+	local f v hw= d=0 a b rest
+	for f in /sys/class/infiniband/sib0/ports/1/hw_counters/*; do
+		v=$(cat "$f" 2>/dev/null)
+		[ "${v:-0}" = 0 ] || hw="$hw $(basename "$f")=$v"
+	done
+	log "wire $1: sib0:$hw"
+	log "wire $1: ib0 $(ip -s link show ib0 | awk 'NR == 4 || NR == 6' | tr -s ' ' | tr '\n' '/')"
+	log "wire $1: eth0 $(ip -s link show eth0 | awk 'NR == 4 || NR == 6' | tr -s ' ' | tr '\n' '/')"
+	while read -r a b rest; do
+		d=$((d + 0x$b))
+	done </proc/net/softnet_stat
+	log "wire $1: backlog drops $d"
+}
+
+# expect NAME OP VALUE: check a counter (OP is a test(1) operator).
+expect() {
+	local v
+	v=$(cm_stat "$1")
+	if [ "$v" "$2" "$3" ]; then
+		log "ok: $1 = $v ($2 $3)"
+	else
+		log "FAIL: $1 = $v, expected $2 $3"
+		res=1
+	fi
+}
+
+# pings COUNT ADDR: ping, log the summary, succeed when nothing was lost.
+pings() {
+	ping -c "$1" -i 0.05 -W 2 "$2" >/tmp/pings.log 2>&1
+	tail -n 2 /tmp/pings.log | head -n 1
+	grep -q ' 0% packet loss' /tmp/pings.log
+}
+
+# transfer NAME MB: a TCP transfer of MB MiB of random data from a to b
+# over ib0 (busybox nc), verified with md5sum on both ends.
+_xfer_seq=0
+transfer() {
+	local port sum
+	_xfer_seq=$((_xfer_seq + 1))
+	port=$((9000 + 2 * _xfer_seq))
+	if [ "$ROLE" = b ]; then
+		rm -f /tmp/rx-$1
+		nc_recv $port /tmp/rx-$1 &
+		local srv=$!
+		barrier "xfer-$1"
+		wait $srv
+		sum=$(md5sum </tmp/rx-$1 | cut -d' ' -f1)
+		log "received $(wc -c </tmp/rx-$1) bytes md5 $sum"
+		barrier "xfer-$1-sum"
+		echo "$sum" | timeout 10 nc "$PEER_IP" $((port + 1)) ||
+			log "could not send the checksum"
+	else
+		dd if=/dev/urandom of=/tmp/tx-$1 bs=1048576 count="$2" 2>/dev/null
+		sum=$(md5sum </tmp/tx-$1 | cut -d' ' -f1)
+		barrier "xfer-$1"
+		sleep 0.5
+		local t0=$(now)
+		timeout 120 nc "$PEER_IB" $port </tmp/tx-$1 ||
+			log "nc to $PEER_IB:$port failed"
+		log "sent $(wc -c </tmp/tx-$1) bytes md5 $sum in $(rel "$t0" "$(now)") s"
+		nc_recv $((port + 1)) /tmp/sum-$1 30 &
+		local lp=$!
+		barrier "xfer-$1-sum"
+		wait $lp
+		if [ "$(cat /tmp/sum-$1)" = "$sum" ]; then
+			log "ok: transfer $1 verified ($2 MiB)"
+		else
+			log "FAIL: transfer $1: peer got md5 '$(cat /tmp/sum-$1)', sent $sum"
+			res=1
+		fi
+	fi
+}
+
+# ka_trace_on: record the keepalive trace points of ib_ipoib, stamped with
+# CLOCK_MONOTONIC (the clock of "now").
+ka_trace_on() {
+	local t=/sys/kernel/tracing
+	[ -d $t/events/ib_ipoib ] || fail "no ib_ipoib trace events"
+	echo mono >$t/trace_clock
+	echo 4096 >$t/buffer_size_kb
+	echo >$t/trace
+	echo 1 >$t/events/ib_ipoib/enable
+	echo 1 >$t/tracing_on
+}
+
+# ka_detect KIND T0 WHAT BOUND: from the trace, the first KIND_dead event
+# (KIND: tx or rx) after T0 and the last sign of life of the same
+# connection before it (a probe answered for tx, a probe received for
+# rx).  Logs the delay from T0 (the moment the fault was requested; the
+# host carries it out a little later) and from that last sign of life,
+# which must be within BOUND s plus KA_SLACK s.  The keepalive task is
+# armed for the very deadline; the slack is the guest's timer and
+# workqueue latency under TCG on a shared 2-core host, seen up to 0.17 s.
+KA_SLACK=0.4
+ka_detect() {
+	local life=probe_received r dead last d dl
+	[ "$1" = tx ] && life=answered
+	r=$(awk -v t0="$2" -v dead="ipoib_cm_ka_$1_dead:" \
+		-v life="ipoib_cm_ka_$life:" '
+		{
+			for (i = 1; i < NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/)
+					break
+			ts = substr($i, 1, length($i) - 1) + 0
+			ev = $(i + 1)
+			q = $(i + 3)
+		}
+		ev == life { last[q] = ts }
+		ev == dead && ts >= t0 && !found {
+			found = 1
+			printf "%.6f %.6f\n", ts, (q in last) ? last[q] : 0
+		}' /sys/kernel/tracing/trace)
+	dead=${r%% *} last=${r##* }
+	d=$(rel "$2" "$dead")
+	dl=none
+	[ -z "$last" ] || [ "$last" = 0.000000 ] || dl=$(rel "$last" "$dead")
+	log "$3: peer declared dead $d s after the fault was requested," \
+	    "$dl s after its last answer (bound $4 s)"
+	echo "RDMA-HA-MEASURE: $3 since-fault=$d since-last-life=$dl bound=$4"
+	if [ -z "$r" ] || [ "$dl" = none ] ||
+	   awk -v d="$dl" -v b="$4" -v s=$KA_SLACK \
+		'BEGIN { exit !(d + 0 > b + s) }'; then
+		log "FAIL: $3 not detected within the bound"
+		res=1
+	fi
+}
+
+# ka_scenario POLICY: keepalives of POLICY (rc or uc) connections with a
+# 1 s interval and 3 probes (bound 3 s):
+#  - an idle connection costs one probe per interval (and, on UC, one
+#    reply);
+#  - link cut without failover (set_link off on guest b's eth0 only, so
+#    that a's port stays up and nothing but keepalives can tell a): a
+#    detects the dead peer within the bound on the send and the receive
+#    side (b's own send side goes with its port, its receive side is
+#    watched); traffic resumes when the link is back;
+#  - crash and restart of guest b's soft IB device (link off, rdma link
+#    delete, re-add with the same GUID and QPN layout): a detects it
+#    within the bound on both sides while idle, and traffic resumes.
+# Detection is measured with the keepalive trace points (ka_detect).
+ka_scenario() {
+	local policy=$1 bound=3 t0 p0 p1 r0 r1 addr0 addr1
+	res=0
+	nic_setup eth1 "$MY_IP"
+	ib_up "$policy" 1000 3
+	echo 1 >/sys/module/ib_ipoib/parameters/debug_level
+	dmesg -n 8
+	ka_trace_on
+	barrier up
+	wait_ping "$PEER_IB" 60
+	[ "$ROLE" = a ] && { pings 20 "$PEER_IB" || { log "FAIL: ping"; res=1; }; }
+	barrier pinged
+	cm_stats start
+	expect cm_tx_${policy}_conns -eq 1
+	expect cm_rx_${policy}_conns -eq 1
+
+	# ---- idle cost ----
+	# counted from after the barrier: the wait there is not idle time
+	barrier idle
+	p0=$(cm_stat cm_ka_probes_sent) r0=$(cm_stat cm_ka_replies_received)
+	sleep 10
+	p1=$(cm_stat cm_ka_probes_sent) r1=$(cm_stat cm_ka_replies_received)
+	log "idle 10 s, 1 send-side connection: $((p1 - p0)) probes sent," \
+	    "$((r1 - r0)) replies received"
+	echo "RDMA-HA-MEASURE: ${policy}-idle-probes-per-10s $((p1 - p0))"
+	[ $((p1 - p0)) -ge 8 ] && [ $((p1 - p0)) -le 12 ] ||
+		{ log "FAIL: not one probe per interval"; res=1; }
+	if [ "$policy" = uc ]; then
+		[ $((r1 - r0)) -ge 8 ] || { log "FAIL: probes unanswered"; res=1; }
+	fi
+	expect cm_ka_tx_dead -eq 0
+	expect cm_ka_rx_dead -eq 0
+
+	# ---- link cut, no failover ----
+	barrier cut
+	t0=$(now)
+	[ "$ROLE" = a ] && host_cmd peer "set_link n0 off"
+	sleep $((bound + 3))
+	[ "$ROLE" = a ] && ka_detect tx "$t0" "$policy-linkcut-send-side" $bound
+	ka_detect rx "$t0" "$policy-linkcut-receive-side" $bound
+	cm_stats after-cut
+	barrier cut-done
+	[ "$ROLE" = a ] && host_cmd peer "set_link n0 on"
+	wait_for 20 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
+		{ log "FAIL: sib0 not ACTIVE again"; res=1; }
+	t0=$(now)
+	wait_ping "$PEER_IB" 60
+	log "link back: ping answered after $(rel "$t0" "$(now)") s"
+	[ "$ROLE" = a ] && { pings 20 "$PEER_IB" || { log "FAIL: ping"; res=1; }; }
+	barrier relinked
+	expect cm_tx_${policy}_conns -eq 1
+	# ka_detect measures from the last keepalive sign of life of a
+	# connection: let the new ones go idle and be probed first, or the
+	# pings above are their last sign of life, which it does not see
+	sleep 3
+
+	# ---- crash and restart of b's device ----
+	if [ "$ROLE" = a ]; then
+		p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
+		barrier restart
+		t0=$(now)
+		sleep $((bound + 3))
+		ka_detect tx "$t0" "$policy-restart-send-side" $bound
+		ka_detect rx "$t0" "$policy-restart-receive-side" $bound
+		[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
+		[ "$(cm_stat cm_ka_rx_dead)" -eq $((r0 + 1)) ] ||
+			{ log "FAIL: not exactly one dead peer per side"; res=1; }
+		barrier restarted 120
+		t0=$(now)
+		wait_ping "$PEER_IB" 60
+		log "peer back: ping answered after $(rel "$t0" "$(now)") s"
+		echo "RDMA-HA-MEASURE: $policy-restart-resume $(rel "$t0" "$(now)")"
+		pings 20 "$PEER_IB" || { log "FAIL: ping after restart"; res=1; }
+	else
+		addr0=$(cat /sys/class/net/ib0/address)
+		barrier restart
+		# a crash: nothing more goes out (no DREQ), then the device
+		# comes back with the same GUID, LID and QP numbers
+		host_cmd self "set_link n0 off"
+		wait_for 10 grep -q DOWN /sys/class/infiniband/sib0/ports/1/state
+		rdma link delete sib0 || fail "rdma link delete sib0"
+		sleep $((bound + 3))
+		host_cmd self "set_link n0 on"
+		ib_up "$policy" 1000 3
+		addr1=$(cat /sys/class/net/ib0/address)
+		log "address before $addr0, after $addr1"
+		[ "$addr0" = "$addr1" ] ||
+			{ log "FAIL: the restarted device has another address"; res=1; }
+		barrier restarted 120
+	fi
+	barrier resumed 120
+	cm_stats end
+	expect cm_tx_${policy}_conns -eq 1
+	return $res
+}

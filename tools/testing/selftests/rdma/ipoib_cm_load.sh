@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=900 kernel=patched
+#
+# IPoIB-CM keepalives under load and packet loss: 1% loss each way on the
+# wire under the soft InfiniBand device (netem on eth0), keepalives at
+# their defaults (5 s x 3); for RC and then UC connections, LOAD_S seconds
+# of back-to-back verified TCP transfers from a to b plus a ping stream
+# both ways.  No connection may be torn down: no peer declared dead, no
+# failed send, every transfer verified.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ipoib_cm_lib.sh"
+
+LOAD_S=${RDMA_HA_LOAD_S:-100}
+LOSS=${RDMA_HA_LOSS:-1%}
+res=0
+need_cmd /usr/sbin/tc
+nic_setup eth1 "$MY_IP"
+ib_up rc 5000 3
+tc qdisc add dev eth0 root netem loss "$LOSS" ||
+	skip "no netem (CONFIG_NET_SCH_NETEM) in this kernel"
+log "eth0: $(tc qdisc show dev eth0)"
+dd if=/dev/urandom of=/tmp/blob bs=1048576 count=4 2>/dev/null
+blob=$(md5sum </tmp/blob | cut -d' ' -f1)
+barrier up
+wait_ping "$PEER_IB" 60
+
+# load NAME PORT: LOAD_S seconds of transfers a -> b and pings both ways.
+load() {
+	local n=0 end sums port=$2
+	barrier "load-$1"
+	ping -q -i 0.02 -s 1000 -w "$LOAD_S" "$PEER_IB" >/tmp/ping-$1.log 2>&1 &
+	local pp=$!
+	if [ "$ROLE" = b ]; then
+		: >/tmp/sums-$1
+		(
+			while :; do
+				nc_recv $port /tmp/rx 60 || break
+				[ -s /tmp/rx ] || break
+				md5sum </tmp/rx | cut -d' ' -f1 >>/tmp/sums-$1
+			done
+		) &
+		local lp=$!
+		barrier "load-$1-done" $((LOAD_S + 120))
+		# a's nc ends at its end of file, not when all its data has
+		# arrived: let the last transfer drain (the next listener
+		# starts with an empty file)
+		wait_for 30 test ! -s /tmp/rx
+		kill $lp 2>/dev/null
+		wait $lp 2>/dev/null
+		barrier "load-$1-sums"
+		timeout 10 nc "$PEER_IP" $((port + 1)) </tmp/sums-$1
+	else
+		end=$(( $(cut -d. -f1 /proc/uptime) + LOAD_S ))
+		sleep 1
+		while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+			if timeout 60 nc "$PEER_IB" $port </tmp/blob; then
+				n=$((n + 1))
+			else
+				sleep 0.3
+			fi
+		done
+		barrier "load-$1-done" 120
+		nc_recv $((port + 1)) /tmp/peer-sums-$1 30 &
+		local sp=$!
+		barrier "load-$1-sums"
+		wait $sp
+		sums=$(grep -c . /tmp/peer-sums-$1)
+		log "$1: $n transfers of 4 MiB sent, $sums received," \
+		    "$(grep -c -v "$blob" /tmp/peer-sums-$1) corrupt"
+		echo "RDMA-HA-MEASURE: load-$1-transfers $n"
+		[ "$n" -ge 3 ] && [ "$sums" -ge "$n" ] &&
+		! grep -q -v "$blob" /tmp/peer-sums-$1 ||
+			{ log "FAIL: $1 transfers"; res=1; }
+	fi
+	wait $pp
+	tail -n 2 /tmp/ping-$1.log | head -n 1
+	cm_stats "$1"
+	expect cm_ka_tx_dead -eq 0
+	expect cm_ka_rx_dead -eq 0
+	expect cm_tx_failed -eq 0
+	expect cm_tx_${1}_conns -eq 1
+}
+
+load rc 9700
+ib_policy uc
+barrier uc
+wait_ping "$PEER_IB" 60
+load uc 9710
+tc -s qdisc show dev eth0 | head -n 3
+barrier end
+exit $res
