@@ -84,6 +84,7 @@ struct pp_opts {
 	unsigned int stall_ms;
 	unsigned int count;		/* server: 0 = no limit */
 	unsigned int retry_count;	/* client: RC transport retries */
+	unsigned int reply_timeout_ms;	/* client: 0 = wait for ever */
 	bool reconnect;
 	int ha_mode;			/* -1: leave the kernel default */
 };
@@ -694,6 +695,14 @@ static void pp_client_timers(struct pp_app *app, uint64_t now)
 	    now >= app->next_ping_ns)
 		pp_client_ping(app, c, now);
 	pp_stall_check(app, now);
+	/* the consumer's own detection: a ping whose echo never comes */
+	if (c && !c->dead && c->state == PP_ESTABLISHED && c->ping_busy &&
+	    app->o.reply_timeout_ms &&
+	    now - c->ping_post_ns >= app->o.reply_timeout_ms * NSEC_PER_MSEC) {
+		pp_log(app, "reply_timeout id=%u seq=%llu ms=%u", c->num,
+		       (unsigned long long)c->ping_seq, app->o.reply_timeout_ms);
+		pp_kill(c, "reply_timeout", true);
+	}
 }
 
 static int pp_resolve(struct pp_app *app, const char *host, const char *port,
@@ -1120,6 +1129,8 @@ static const char pp_usage_text[] =
 	"      --count N          server: exit after N connections were handled\n"
 	"      --retry-count N    client: RC retry count, 0-7 (default 7; rxe\n"
 	"                         retries forever on 7, like \"infinite\")\n"
+	"      --reply-timeout-ms MS  client: a ping not echoed within MS ends\n"
+	"                         the connection (default 0: wait for ever)\n"
 	"  -q, --quiet            no per-ping output (there is none anyway)\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -1155,7 +1166,8 @@ static int pp_parse_ha_mode(const char *s)
 	return pp_parse_uint(s, UINT8_MAX, &v) ? -1 : (int)v;
 }
 
-enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT, OPT_RETRY };
+enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT, OPT_RETRY,
+       OPT_REPLY_TIMEOUT };
 
 /* Returns -1 to run, else the exit status. */
 static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
@@ -1172,6 +1184,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		{ "ha-mode",	 required_argument, NULL, OPT_HA_MODE },
 		{ "count",	 required_argument, NULL, OPT_COUNT },
 		{ "retry-count", required_argument, NULL, OPT_RETRY },
+		{ "reply-timeout-ms", required_argument, NULL, OPT_REPLY_TIMEOUT },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ }
@@ -1225,6 +1238,9 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 			break;
 		case OPT_RETRY:
 			bad |= pp_parse_uint(optarg, 7, &o->retry_count);
+			break;
+		case OPT_REPLY_TIMEOUT:
+			bad |= pp_parse_uint(optarg, 3600000, &o->reply_timeout_ms);
 			break;
 		case 'q':
 			break;

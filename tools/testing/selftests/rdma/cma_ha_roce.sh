@@ -31,9 +31,11 @@
 #  One side acts per phase.  Unlike over IB, the peer cannot learn by
 #  DREQ: roce_gid_mgmt has already taken bond0's GID off the old port, so
 #  the CM cannot address a MAD from it (tx_dreq stays 0).  A notify client
-#  learns from its own WC error: its next send finds no GID either and
-#  rxe moves the QP to the error state (flushed work requests); retry
-#  count 6 in case a send still leaves (rxe retries forever on 7).
+#  learns by its own means: a send that finds no GID either makes rxe move
+#  the QP to the error state (flushed work requests), retry count 6 ends
+#  a send that left (rxe retries forever on 7), and when its last ping was
+#  delivered but the echo never comes, nothing is outstanding on its send
+#  queue: a 2 s reply timeout, as a ULP's keepalive would.
 #  (* = the server listens on the wildcard address, else on bond0's)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
@@ -89,13 +91,14 @@ cm_report() {
 	done
 }
 
-# own_wc_checks: this side's notify ID learnt from its own WC error (RC
-# retries exhausted) and got no teardown from the CM.
+# own_wc_checks: this side's notify ID learnt from its own detection (a
+# WC error, or no echo within the client's reply timeout) and got no
+# teardown from the CM.
 own_wc_checks() {
 	local t
-	t=$(since " wc_error .* id=1 ")
-	data "what=own_wc_error_ms value=${t:-none}"
-	check "notify: id 1 learnt from its own WC error (${t:-never} ms)" '[ -n "$t" ]'
+	t=$(since "( wc_error .* id=1 | reply_timeout id=1 )")
+	data "what=own_detection_ms value=${t:-none}"
+	check "notify: id 1 learnt from its own WC error or reply timeout (${t:-never} ms)" '[ -n "$t" ]'
 	check "notify: the CM tore nothing down (no -ENETDOWN/-ENETUNREACH)" \
 		'[ "$(count "status=-($ENETDOWN|$ENETUNREACH) ")" = 0 ]'
 }
@@ -103,7 +106,7 @@ own_wc_checks() {
 OBSERVE_S=15
 
 # -- phase 2: align server, notify client, administrative failover --------
-start align "$MY_IP" notify "--retry-count 6"
+start align "$MY_IP" notify "--retry-count 6 --reply-timeout-ms 2000"
 act switch eth0
 if [ "$ROLE" = a ]; then
 	teardown_checks $ENETUNREACH 0
@@ -126,7 +129,7 @@ cm_report
 reconnected_checks rxe1
 
 # -- phase 4: migrate server, notify client, the active link is cut -------
-start migrate "$MY_IP" notify "--retry-count 6"
+start migrate "$MY_IP" notify "--retry-count 6 --reply-timeout-ms 2000"
 act cut 1
 if [ "$ROLE" = a ]; then
 	teardown_checks $ENETUNREACH "-$EOPNOTSUPP"
@@ -139,7 +142,7 @@ cm_report
 reconnected_checks rxe0
 
 # -- phase 5: fail-fast server, notify client, the active link is cut -----
-start fail-fast 0.0.0.0 notify "--retry-count 6"
+start fail-fast 0.0.0.0 notify "--retry-count 6 --reply-timeout-ms 2000"
 act cut 0
 if [ "$ROLE" = a ]; then
 	t=$(since "$(ev DISCONNECTED "-($ENETDOWN|$ENETUNREACH)" 1)")
