@@ -20,13 +20,16 @@ tc() { /usr/sbin/tc "$@"; }
 # ib_up POLICY INTERVAL_MS PROBES: sib0 on eth0, ib0 in connected mode with
 # the QP type policy and keepalive settings, addressed and up.
 ib_up() {
-	ip link set eth0 mtu 4200 up
-	wait_carrier eth0 1
-	rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
-		fail "sib0 not ACTIVE"
-	wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0"
+	sib_add sib0 eth0
 	ib_config "$@"
+}
+
+# ib_connected_up: ib0 in connected mode with the 65520 MTU, addressed, up.
+ib_connected_up() {
+	echo connected >/sys/class/net/ib0/mode || fail "connected mode"
+	ip link set ib0 mtu 65520 || fail "mtu 65520"
+	ip addr add "$IB_IP/24" dev ib0 2>/dev/null
+	ip link set ib0 up || fail "ib0 up"
 }
 
 # ib_config POLICY INTERVAL_MS PROBES: configure an existing ib0.
@@ -35,10 +38,7 @@ ib_config() {
 	echo "$1" >$d/cm_qp_type || fail "cm_qp_type $1"
 	echo "$2" >$d/cm_keepalive_interval_ms || fail "keepalive interval $2"
 	echo "$3" >$d/cm_keepalive_probes || fail "keepalive probes $3"
-	echo connected >$d/mode || fail "connected mode"
-	ip link set ib0 mtu 65520 || fail "mtu 65520"
-	ip addr add "$IB_IP/24" dev ib0 2>/dev/null
-	ip link set ib0 up || fail "ib0 up"
+	ib_connected_up
 	log "ib0: $(cat $d/mode) $(cat $d/cm_qp_type) keepalive" \
 	    "$(cat $d/cm_keepalive_interval_ms) ms x $(cat $d/cm_keepalive_probes)" \
 	    "address $(cat $d/address)"
@@ -55,18 +55,10 @@ ib_stock_up() {
 	case "$(cat /sys/module/ib_ipoib/taint)" in
 	*O*) fail "ib_ipoib is not the distribution's" ;;
 	esac
-	ip link set eth0 mtu 4200 up
-	wait_carrier eth0 1
-	rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
-		fail "sib0 not ACTIVE"
-	wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0"
+	sib_add sib0 eth0
 	[ ! -e /sys/class/net/ib0/cm_qp_type ] ||
 		fail "the stock ib0 has cm_qp_type"
-	echo connected >/sys/class/net/ib0/mode || fail "connected mode"
-	ip link set ib0 mtu 65520 || fail "mtu 65520"
-	ip addr add "$IB_IP/24" dev ib0 2>/dev/null
-	ip link set ib0 up || fail "ib0 up"
+	ib_connected_up
 	log "ib0: stock ib_ipoib of $(uname -r), rdma_rxe" \
 	    "$(cat /sys/module/rdma_rxe/version), $(cat /sys/class/net/ib0/mode)" \
 	    "address $(cat /sys/class/net/ib0/address)"
