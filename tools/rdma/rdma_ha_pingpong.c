@@ -85,6 +85,7 @@ struct pp_opts {
 	unsigned int count;		/* server: 0 = no limit */
 	unsigned int retry_count;	/* client: RC transport retries */
 	unsigned int reply_timeout_ms;	/* client: 0 = wait for ever */
+	unsigned int wc_grace_ms;	/* 0 = a WC error ends at once */
 	bool reconnect;
 	int ha_mode;			/* -1: leave the kernel default */
 };
@@ -107,6 +108,7 @@ struct pp_conn {
 	/* client: the one outstanding ping */
 	bool ping_busy, ping_sent, ping_echoed, ping_ok;
 	uint64_t ping_seq, ping_post_ns;
+	uint64_t wc_error_ns;		/* first WC error, 0 = none */
 	/* client: slot 0 sends, 1..DEPTH receive; server: 0..DEPTH-1 echo */
 	uint8_t buf[(PP_RECV_DEPTH + 1) * PP_MSG_SIZE];
 };
@@ -705,6 +707,23 @@ static void pp_client_timers(struct pp_app *app, uint64_t now)
 	}
 }
 
+/* End the connections whose WC error got no CM event in time. */
+static void pp_wc_grace_timers(struct pp_app *app, uint64_t now)
+{
+	struct pp_conn *c;
+	unsigned int i;
+
+	for (i = 0; i < PP_MAX_CONNS; i++) {
+		c = app->conns[i];
+		if (!c || c->dead || !c->wc_error_ns ||
+		    now - c->wc_error_ns < app->o.wc_grace_ms * NSEC_PER_MSEC)
+			continue;
+		pp_log(app, "wc_grace_expired id=%u ms=%u", c->num,
+		       app->o.wc_grace_ms);
+		pp_kill(c, "wc_error", true);
+	}
+}
+
 static int pp_resolve(struct pp_app *app, const char *host, const char *port,
 		      int flags, struct sockaddr_storage *out)
 {
@@ -940,6 +959,15 @@ static void pp_handle_wc(struct pp_app *app, struct pp_conn *c,
 		pp_log(app, "wc_error status=%s opcode=%d id=%u code=%d wr_id=%llu",
 		       status, wc->opcode, c->num, wc->status,
 		       (unsigned long long)wc->wr_id);
+		/*
+		 * An align or fail-fast consumer may leave the teardown to
+		 * the CM, whose event is due soon: wait for it a while.
+		 */
+		if (app->o.wc_grace_ms) {
+			if (!c->wc_error_ns)
+				c->wc_error_ns = now;
+			return;
+		}
 		pp_kill(c, "wc_error", true);
 		return;
 	}
@@ -1021,6 +1049,7 @@ static void pp_timeout(struct pp_app *app, uint64_t now, struct timespec *ts)
 {
 	struct pp_conn *c = app->conns[0];
 	uint64_t wait = PP_POLL_MAX_NS;
+	unsigned int i;
 
 	if (app->end_ns)
 		pp_clamp(&wait, now, app->end_ns);
@@ -1028,6 +1057,10 @@ static void pp_timeout(struct pp_app *app, uint64_t now, struct timespec *ts)
 		pp_clamp(&wait, now, app->next_ping_ns);
 	if (!app->o.server && !c && app->attempt_pending)
 		pp_clamp(&wait, now, app->next_attempt_ns);
+	for (i = 0; i < PP_MAX_CONNS; i++)
+		if (app->conns[i] && app->conns[i]->wc_error_ns)
+			pp_clamp(&wait, now, app->conns[i]->wc_error_ns +
+				 app->o.wc_grace_ms * NSEC_PER_MSEC);
 	ts->tv_sec = wait / NSEC_PER_SEC;
 	ts->tv_nsec = wait % NSEC_PER_SEC;
 }
@@ -1075,6 +1108,7 @@ static void pp_run(struct pp_app *app)
 				  pp_client_verdict(app));
 		else if (!app->o.server)
 			pp_client_timers(app, now);
+		pp_wc_grace_timers(app, now);
 		pp_reap(app);
 	}
 }
@@ -1131,6 +1165,10 @@ static const char pp_usage_text[] =
 	"                         retries forever on 7, like \"infinite\")\n"
 	"      --reply-timeout-ms MS  client: a ping not echoed within MS ends\n"
 	"                         the connection (default 0: wait for ever)\n"
+	"      --wc-error-grace-ms MS  after a work completion error,\n"
+	"                         wait up to MS for the CM's own event (an align\n"
+	"                         or fail-fast consumer can leave the teardown to\n"
+	"                         the CM) before ending the connection (default 0)\n"
 	"  -q, --quiet            no per-ping output (there is none anyway)\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -1167,7 +1205,7 @@ static int pp_parse_ha_mode(const char *s)
 }
 
 enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT, OPT_RETRY,
-       OPT_REPLY_TIMEOUT };
+       OPT_REPLY_TIMEOUT, OPT_WC_GRACE };
 
 /* Returns -1 to run, else the exit status. */
 static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
@@ -1185,6 +1223,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		{ "count",	 required_argument, NULL, OPT_COUNT },
 		{ "retry-count", required_argument, NULL, OPT_RETRY },
 		{ "reply-timeout-ms", required_argument, NULL, OPT_REPLY_TIMEOUT },
+		{ "wc-error-grace-ms", required_argument, NULL, OPT_WC_GRACE },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ }
@@ -1241,6 +1280,9 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 			break;
 		case OPT_REPLY_TIMEOUT:
 			bad |= pp_parse_uint(optarg, 3600000, &o->reply_timeout_ms);
+			break;
+		case OPT_WC_GRACE:
+			bad |= pp_parse_uint(optarg, 3600000, &o->wc_grace_ms);
 			break;
 		case 'q':
 			break;
