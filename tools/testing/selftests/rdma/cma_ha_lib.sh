@@ -68,9 +68,9 @@ before() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -le "$2" ]; }
 
 ev() { echo "cm_event name=RDMA_CM_EVENT_$1 status=$2 id=$3\$"; }
 
-# start SERVER_MODE SERVER_BIND CLIENT_MODE [CLIENT_OPTION...]: a new
-# phase; the server on a, the client on b (--reconnect), connected and
-# exchanging pings.
+# start SERVER_MODE SERVER_BIND CLIENT_MODE [CLIENT_OPTIONS [SERVER_OPTIONS]]:
+# a new phase; the server on a, the client on b (--reconnect), connected
+# and exchanging pings.
 start() {
 	seq=$((seq + 1))
 	port=$((7480 + seq))
@@ -79,7 +79,7 @@ start() {
 	kmsg_mark "phase$seq"
 	log "phase $seq: server $1 on $2, client $3, bond0 on $(cat /sys/class/net/bond0/bonding/active_slave)"
 	if [ "$ROLE" = a ]; then
-		$PP -s -b "$2" -p "$port" -d 600 --ha-mode "$1" >"$PLOG" 2>&1 &
+		$PP -s -b "$2" -p "$port" -d 600 --ha-mode "$1" ${5:-} >"$PLOG" 2>&1 &
 		PID=$!
 		wait_for 10 grep -q ' listening ' "$PLOG" ||
 			fail "phase $seq: server did not listen: $(cat "$PLOG")"
