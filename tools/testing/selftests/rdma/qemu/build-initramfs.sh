@@ -129,6 +129,9 @@ gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
 gcc -O2 -Wall -o "$stage.ucma_ha_setopt" "$sel/ucma_ha_setopt.c" -lrdmacm
 stage_file "$stage.ucma_ha_setopt" /usr/bin/ucma_ha_setopt
 rm -f "$stage.ucma_ha_setopt"
+gcc -O2 -Wall -o "$stage.rxe_ud_sqe" "$sel/rxe_ud_sqe.c" -libverbs
+stage_file "$stage.rxe_ud_sqe" /usr/bin/rxe_ud_sqe
+rm -f "$stage.rxe_ud_sqe"
 
 # Shared libraries (and theirs).
 declare -A done_libs=()
