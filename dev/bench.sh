@@ -12,7 +12,9 @@
 #
 # The release variant (no lockdep, kmemleak, ...) is the default: the debug
 # options cost more than the code being measured.  --no-build uses the
-# kernels, tools and initramfs already in out/ as they are.
+# kernels, tools and initramfs already in out/ as they are (Debian's
+# kernel included: the replacement modules and their initramfs are not
+# rebuilt either).
 #
 # A benchmark's header line says what it needs:
 #	# rdma-ha-bench: guests=N timeout=SEC kernel=stock,patched [mem=MIB] [tsc=host]
@@ -83,6 +85,7 @@ meta() {
 
 # Debian's kernel, for the benchmarks that list it.
 for s in "$sel"/bench_*.sh; do
+	[ $build = 1 ] || break
 	name=$(basename "$s" .sh)
 	[ -z "$only" ] || [ "$only" = "$name" ] || continue
 	case ",$(meta "$s" kernel)," in *,debian,*) ;; *) continue ;; esac

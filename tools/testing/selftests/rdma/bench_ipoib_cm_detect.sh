@@ -61,7 +61,9 @@ for r in $(seq "$ROUNDS"); do
 		while :; do
 			t=$(now)
 			live_rc >/tmp/qps
-			left=$(comm -12 /tmp/qps0 /tmp/qps | wc -l)
+			# busybox has no comm: count the QPs of qps0 still in qps
+			left=0
+			[ ! -s /tmp/qps ] || left=$(grep -cxFf /tmp/qps /tmp/qps0)
 			[ -n "$first" ] || [ "$left" -eq "$(wc -l </tmp/qps0)" ] ||
 				first=$t
 			[ "$left" -gt 0 ] || { all=$t; break; }

@@ -7,7 +7,9 @@
 # Topology: a soft InfiniBand device sib0 on eth0 of each guest, IPoIB
 # ib0 on it in connected mode with 198.18.10.N; eth1 carries plain IP
 # (198.18.0.N) for the barriers, so that cutting eth0 or restarting sib0
-# leaves them working.
+# leaves them working.  A guest that is restarted (host_restart) gets the
+# same MACs, hence the same eth1 address and sib0 GUID and LID, and its
+# barriers carry on where it left them.
 
 IB_IP=198.18.10.$ROLE_NUM
 PEER_IB=198.18.10.$PEER_NUM
@@ -222,6 +224,25 @@ ka_detect() {
 	fi
 }
 
+# ib_ids: "GUID,LID,QPN": sib0's node GUID and LID and the number of the
+# UD QP of ib0 (bytes 2-4 of its hardware address), which together make
+# the address peers know this node by.
+ib_ids() {
+	local a
+	a=$(cat /sys/class/net/ib0/address)
+	echo "$(tr -d : </sys/class/infiniband/sib0/node_guid)" \
+	     "$(cat /sys/class/infiniband/sib0/ports/1/lid)" \
+	     "0x$(echo "$a" | cut -d: -f2-4 | tr -d :)" | tr ' ' ,
+}
+
+# ids_same WHAT BEFORE AFTER: log and compare two ib_ids.
+ids_same() {
+	log "$1: GUID,LID,QPN before $2, after $3"
+	[ -n "$2" ] && [ "$2" = "$3" ] && return 0
+	log "FAIL: $1: GUID, LID or UD QPN changed"
+	res=1
+}
+
 # ka_scenario POLICY: keepalives of POLICY (rc or uc) connections with a
 # 1 s interval and 3 probes (bound 3 s):
 #  - an idle connection costs one probe per interval (and, on UC, one
@@ -231,13 +252,23 @@ ka_detect() {
 #    detects the dead peer within the bound on the send and the receive
 #    side (b's own send side goes with its port, its receive side is
 #    watched); traffic resumes when the link is back;
-#  - crash and restart of guest b's soft IB device (link off, rdma link
+#  - crash and re-add of guest b's soft IB device (link off, rdma link
 #    delete, re-add with the same GUID and QPN layout): a detects it
-#    within the bound on both sides while idle, and traffic resumes.
+#    within the bound on both sides while idle, and traffic resumes;
+#  - power cut and reboot of guest b (host_restart: its QEMU is killed
+#    and started again; nothing is shut down, no DREQ goes out): a
+#    detects it within the bound on both sides while b is down; b's
+#    second boot (BOOT=2) skips the phases above, brings sib0 up with the
+#    same GUID, LID and UD QPN (checked on both guests against what b had
+#    before) and rejoins; traffic resumes.
 # Detection is measured with the keepalive trace points (ka_detect).
 ka_scenario() {
-	local policy=$1 bound=3 t0 p0 p1 r0 r1 addr0 addr1
+	local policy=$1 bound=3 t0 t1 p0 p1 r0 r1 addr0 addr1 ids0 ids1
 	res=0
+	if [ "$ROLE" = b ] && [ "$BOOT" -gt 1 ]; then
+		ka_rebooted "$policy"
+		return $?
+	fi
 	nic_setup eth1 "$MY_IP"
 	ib_up "$policy" 1000 3
 	echo 1 >/sys/module/ib_ipoib/parameters/debug_level
@@ -291,26 +322,26 @@ ka_scenario() {
 	# pings above are their last sign of life, which it does not see
 	sleep 3
 
-	# ---- crash and restart of b's device ----
+	# ---- crash and re-add of b's device ----
 	if [ "$ROLE" = a ]; then
 		p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
-		barrier restart
+		barrier readd
 		t0=$(now)
 		sleep $((bound + 3))
-		ka_detect tx "$t0" "$policy-restart-send-side" $bound
-		ka_detect rx "$t0" "$policy-restart-receive-side" $bound
+		ka_detect tx "$t0" "$policy-readd-send-side" $bound
+		ka_detect rx "$t0" "$policy-readd-receive-side" $bound
 		[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
 		[ "$(cm_stat cm_ka_rx_dead)" -eq $((r0 + 1)) ] ||
 			{ log "FAIL: not exactly one dead peer per side"; res=1; }
-		barrier restarted 120
+		barrier readded 120
 		t0=$(now)
 		wait_ping "$PEER_IB" 60
-		log "peer back: ping answered after $(rel "$t0" "$(now)") s"
-		echo "RDMA-HA-MEASURE: $policy-restart-resume $(rel "$t0" "$(now)")"
-		pings 20 "$PEER_IB" || { log "FAIL: ping after restart"; res=1; }
+		log "device back: ping answered after $(rel "$t0" "$(now)") s"
+		echo "RDMA-HA-MEASURE: $policy-readd-resume $(rel "$t0" "$(now)")"
+		pings 20 "$PEER_IB" || { log "FAIL: ping after re-add"; res=1; }
 	else
 		addr0=$(cat /sys/class/net/ib0/address)
-		barrier restart
+		barrier readd
 		# a crash: nothing more goes out (no DREQ), then the device
 		# comes back with the same GUID, LID and QP numbers
 		host_cmd self "set_link n0 off"
@@ -322,11 +353,75 @@ ka_scenario() {
 		addr1=$(cat /sys/class/net/ib0/address)
 		log "address before $addr0, after $addr1"
 		[ "$addr0" = "$addr1" ] ||
-			{ log "FAIL: the restarted device has another address"; res=1; }
-		barrier restarted 120
+			{ log "FAIL: the re-added device has another address"; res=1; }
+		barrier readded 120
 	fi
+	barrier readd-resumed 120
+	expect cm_tx_${policy}_conns -eq 1
+	sleep 3
+
+	# ---- power cut and reboot of guest b ----
+	peer_exchange reboot-ids "$(ib_ids)"
+	if [ "$ROLE" = b ]; then
+		barrier reboot
+		# from here on this boot does nothing: the host kills it
+		host_restart self "ka_ids=$(ib_ids)" "ka_res=$res"
+		sleep 600
+		fail "the host did not restart this guest"
+	fi
+	ids0=$PEER_DATA
+	p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
+	barrier reboot
+	t0=$(now)
+	sleep $((bound + 3))
+	ka_detect tx "$t0" "$policy-reboot-send-side" $bound
+	ka_detect rx "$t0" "$policy-reboot-receive-side" $bound
+	[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
+	[ "$(cm_stat cm_ka_rx_dead)" -eq $((r0 + 1)) ] ||
+		{ log "FAIL: not exactly one dead peer per side"; res=1; }
+	cm_stats after-reboot-detect
+	# b's second boot: up to the barrier, then sib0 and ib0
+	barrier rebooted 240
+	log "peer rebooted: barrier reached $(rel "$t0" "$(now)") s after the power cut"
+	peer_exchange reboot-ids-after "" 120
+	ids1=$PEER_DATA
+	ids_same "peer after its reboot" "$ids0" "$ids1"
+	t1=$(now)
+	wait_ping "$PEER_IB" 60
+	log "peer back: ping answered $(rel "$t1" "$(now)") s after its ib0 came up," \
+	    "$(rel "$t0" "$(now)") s after the power cut"
+	echo "RDMA-HA-MEASURE: $policy-reboot-resume since-ib-up=$(rel "$t1" "$(now)")" \
+	     "since-power-cut=$(rel "$t0" "$(now)")"
+	pings 20 "$PEER_IB" || { log "FAIL: ping after the reboot"; res=1; }
+	ka_resumed
+	return $res
+}
+
+# ka_rebooted POLICY: guest b's second boot in ka_scenario: rejoin at the
+# barrier after the power cut, bring sib0 and ib0 up again, check that
+# they have the GUID, LID and UD QPN of the first boot.
+ka_rebooted() {
+	local policy=$1 ids
+	res=${RDMA_HA_KA_RES:-1}
+	[ "$res" = 0 ] || log "FAIL: the first boot failed (res=$res)"
+	log "boot $BOOT after a power cut; before it sib0 had GUID,LID,QPN" \
+	    "${RDMA_HA_KA_IDS:-unknown}; barriers carry on after $_barrier_seq"
+	nic_setup eth1 "$MY_IP"
+	barrier rebooted 240
+	ib_up "$policy" 1000 3
+	echo 1 >/sys/module/ib_ipoib/parameters/debug_level
+	dmesg -n 8
+	ka_trace_on
+	ids=$(ib_ids)
+	ids_same "this guest after its reboot" "${RDMA_HA_KA_IDS:-}" "$ids"
+	peer_exchange reboot-ids-after "$ids" 120
+	ka_resumed
+	return $res
+}
+
+# ka_resumed: ka_scenario's last barrier and checks.
+ka_resumed() {
 	barrier resumed 120
 	cm_stats end
 	expect cm_tx_${policy}_conns -eq 1
-	return $res
 }

@@ -29,7 +29,12 @@ if ! grep -q 'rdma_ha\.test=' /proc/cmdline 2>/dev/null; then
 	exit $KSFT_SKIP
 fi
 BARRIER_PORT_BASE=7700
-_barrier_seq=0
+# A guest restarted by host_restart carries on with the barriers where the
+# guest that asked for the restart was (rdma_ha.barrier_seq=).
+_barrier_seq=${RDMA_HA_BARRIER_SEQ:-0}
+# BOOT: 1, or N on the (N-1)th restart of this guest by host_restart.
+# shellcheck disable=SC2034 # for the scenarios
+BOOT=${RDMA_HA_BOOT:-1}
 
 # Debian's static busybox runs its own applets before PATH lookups
 # (FEATURE_PREFER_APPLETS), so real tools must be called by path: iproute2.
@@ -58,6 +63,19 @@ need_cmd() {
 host_cmd() {
 	log "host request: $1 $2"
 	echo "RDMA-HA-HOST: $1 $2"
+}
+
+# host_restart self|peer [KEY=VALUE...]: ask the host runner to kill the
+# guest's QEMU (a power cut: nothing is shut down) and boot it again with
+# the same kernel, MACs and links.  The new boot runs the same scenario
+# with BOOT one higher and RDMA_HA_KEY=VALUE for each KEY=VALUE (KEY in
+# [a-z0-9_], VALUE in [A-Za-z0-9_.:,-]); its barriers carry on after the
+# last one this guest passed (both guests' barriers are in step).  On
+# self, the caller should do nothing but wait for the end.
+host_restart() {
+	local who="$1"
+	shift
+	host_cmd "$who" "restart barrier_seq=$_barrier_seq $*"
 }
 
 # kmsg_mark TEXT: put TEXT with the current CLOCK_MONOTONIC time into the
@@ -140,7 +158,10 @@ rxe_add() {
 
 # barrier NAME [TIMEOUT_S]: wait until the peer guest reaches the barrier of
 # the same NAME.  Both guests must call barriers in the same order.  Runs
-# over TCP (busybox nc) to PEER_IP: role a listens, role b connects.
+# over TCP (busybox nc) to PEER_IP: role a listens, role b connects.  A
+# peer that host_restart kills in between is waited for like a slow one
+# (give such barriers a TIMEOUT_S that covers a boot); its next boot
+# carries on with the next barrier.
 barrier() {
 	local name=$1 t=${2:-60} port got end
 	_barrier_seq=$((_barrier_seq + 1))

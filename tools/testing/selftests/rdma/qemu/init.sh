@@ -8,6 +8,8 @@
 #   rdma_ha.role=a|b      this guest's role (default a)
 #   rdma_ha.timeout=SEC   kill the scenario after SEC seconds (default 150)
 #   rdma_ha.kunit=1       KUnit ran during boot: print a marker, power off
+#   rdma_ha.boot=N        this is the guest's Nth boot of the run (vm.sh
+#                         restarted it; lib.sh's $BOOT)
 #   rdma_ha.KEY=VALUE     any other key is exported as RDMA_HA_KEY=VALUE
 #
 # Console protocol (read by qemu/vm.sh):

@@ -36,6 +36,20 @@
 # this script run the command on the named monitors at once (logged as
 # "host <epoch> <guest> <cmd>" in DIR/host.log).
 #
+# Guest restart: "RDMA-HA-HOST: self|peer|both restart [KEY=VALUE...]"
+# kills the named guests' QEMU (SIGKILL: a power cut, the guest shuts
+# nothing down) and starts it again with the same arguments (kernel,
+# initrd, MACs, socket netdev ports), plus rdma_ha.boot=N (2 for the
+# first restart; init.sh exports it as RDMA_HA_BOOT, lib.sh as $BOOT) and
+# rdma_ha.KEY=VALUE for each KEY=VALUE (KEY [a-z0-9_], VALUE
+# [A-Za-z0-9_.:,-]; exported as RDMA_HA_KEY), which is how a guest hands
+# state to its next boot.  Its rdma_ha.timeout= is what is left of the
+# run's.  The console of the new boot is appended to the same
+# <guest>.console after a line "==== rdma-ha vm.sh: restart of guest G,
+# boot N ====".  The verdict reads RDMA-HA-RESULT and RDMA-HA-DONE from
+# the last boot only and looks for kernel splats in all of them.
+# -no-reboot stays: a guest that panics or reboots by itself ends.
+#
 # Output in DIR (default out/vm/runs/NAME-<time>): <guest>.console,
 # <guest>.console.ts (host epoch per line), host.log, <guest>.qemu.log.
 # Verdict: PASS when every guest printed RDMA-HA-RESULT PASS and no console
@@ -117,7 +131,7 @@ outdir=${outdir:-$root/out/vm/runs/$label-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
 rm -f "$outdir"/*.console "$outdir"/*.console.ts "$outdir"/host.log \
-	"$outdir"/*.mon "$outdir"/*.fifo "$outdir"/*.qemu.log
+	"$outdir"/*.mon "$outdir"/*.fifo "$outdir"/*.qemu.log "$outdir"/*.restart
 
 # ---- ports: four consecutive free UDP ports on 127.0.0.1 ----
 pick_ports() {
@@ -192,12 +206,22 @@ console_watch() {
 			both) targets=$names ;;
 			peer) targets=$(for x in $names; do [ "$x" = "$g" ] || echo "$x"; done) ;;
 			esac
+			[ -n "$targets" ] || printf 'host %s %s no peer for: %s\n' \
+				"$EPOCHREALTIME" "$g" "$cmd" >>"$outdir/host.log"
+			if [[ $cmd =~ ^restart( |$) ]]; then
+				# the main loop carries it out (restart_guest)
+				for x in $targets; do
+					printf 'host %s %s restart requested by %s\n' \
+						"$EPOCHREALTIME" "$x" "$g" >>"$outdir/host.log"
+					printf '%s\n' "${cmd#restart}" >"$outdir/$x.restart.new"
+					mv "$outdir/$x.restart.new" "$outdir/$x.restart"
+				done
+				continue
+			fi
 			for x in $targets; do
 				printf 'host %s %s %s\n' "$EPOCHREALTIME" "$x" "$cmd" >>"$outdir/host.log"
 				monitor_cmd "$x" "$cmd" &
 			done
-			[ -n "$targets" ] || printf 'host %s %s no peer for: %s\n' \
-				"$EPOCHREALTIME" "$g" "$cmd" >>"$outdir/host.log"
 			wait
 		fi
 	done
@@ -209,38 +233,83 @@ if [ "$mode" = kunit ]; then
 	cmdline="$cmdline kunit.enable=1 rdma_ha.kunit=1"
 	[ -z "$filter" ] || cmdline="$cmdline kunit.filter_glob=$filter"
 else
-	# The guest kills its scenario a little before we kill the guest.
-	gtimeout=$((timeout > 40 ? timeout - 20 : timeout))
-	cmdline="$cmdline kunit.enable=0 rdma_ha.test=$test rdma_ha.timeout=$gtimeout"
+	cmdline="$cmdline kunit.enable=0 rdma_ha.test=$test"
 fi
+deadline=$((SECONDS + timeout))
+declare -A boot=()
+RESTART_MARK='==== rdma-ha vm.sh: restart of guest'
 
-gi=0
-for g in $names; do
-	gi=$((gi + 1))
-	mkfifo "$outdir/$g.fifo"
-	k=$kernel i=$initrd
-	[ "$g" = a ] || k=$kernel_b i=$initrd_b
+# launch GUEST [EXTRA-CMDLINE]: start GUEST's QEMU (boot ${boot[GUEST]})
+# and the watcher of its console.
+launch() {
+	local g=$1 extra=${2:-} gi=1 k=$kernel i=$initrd left gtimeout n
+	local -a args
+	[ "$g" = a ] || { gi=2 k=$kernel_b i=$initrd_b; }
+	if [ "$mode" = run ]; then
+		# The guest kills its scenario a little before we kill the
+		# guest.
+		left=$((deadline - SECONDS))
+		gtimeout=$((left > 40 ? left - 20 : left))
+		extra="rdma_ha.timeout=$gtimeout $extra"
+	fi
+	[ "${boot[$g]}" = 1 ] || extra="$extra rdma_ha.boot=${boot[$g]}"
 	args=(-machine q35 -cpu max -accel tcg -smp 2 -m "${mem}M"
 	      -nodefaults -display none -no-reboot -serial stdio
 	      -monitor "unix:$outdir/$g.mon,server,nowait"
 	      -kernel "$k" -initrd "$i"
-	      -append "$cmdline rdma_ha.role=$g $append")
+	      -append "$cmdline $extra rdma_ha.role=$g $append")
 	for n in 0 1; do
 		args+=(-netdev "$(netdev_args $gi $n)"
 		       -device "virtio-net-pci,netdev=n$n,mac=52:54:00:00:0$gi:0$n")
 	done
-	echo "qemu-system-x86_64 ${args[*]}" >"$outdir/$g.qemu.log"
+	echo "qemu-system-x86_64 ${args[*]}" >>"$outdir/$g.qemu.log"
+	rm -f "$outdir/$g.fifo" "$outdir/$g.mon"
+	mkfifo "$outdir/$g.fifo"
 	console_watch "$g" <"$outdir/$g.fifo" &
 	wpid[$g]=$!
 	qemu-system-x86_64 "${args[@]}" </dev/null >"$outdir/$g.fifo" \
 		2>>"$outdir/$g.qemu.log" &
 	qpid[$g]=$!
+}
+
+# restart_guest GUEST: carry out a restart request (console_watch wrote
+# DIR/GUEST.restart): kill the QEMU, wait for its console to drain, mark
+# the console, boot again with the next boot number.
+restart_guest() {
+	local g=$1 req w extra='' mark
+	req=$(cat "$outdir/$g.restart")
+	rm -f "$outdir/$g.restart"
+	kill -KILL "${qpid[$g]}" 2>/dev/null
+	wait "${qpid[$g]}" 2>/dev/null
+	wait "${wpid[$g]}" 2>/dev/null
+	for w in $req; do
+		if [[ $w =~ ^[a-z0-9_]+=[A-Za-z0-9_.:,-]+$ ]]; then
+			extra="$extra rdma_ha.$w"
+		else
+			printf 'host %s %s restart: ignored "%s"\n' \
+				"$EPOCHREALTIME" "$g" "$w" >>"$outdir/host.log"
+		fi
+	done
+	boot[$g]=$((${boot[$g]} + 1))
+	mark="$RESTART_MARK $g, boot ${boot[$g]} ===="
+	printf '%s\n' "$mark" >>"$outdir/$g.console"
+	printf '%s %s\n' "$EPOCHREALTIME" "$mark" >>"$outdir/$g.console.ts"
+	printf 'host %s %s killed, boot %s:%s\n' "$EPOCHREALTIME" "$g" \
+		"${boot[$g]}" "$extra" >>"$outdir/host.log"
+	launch "$g" "$extra"
+}
+
+for g in $names; do
+	boot[$g]=1
+	launch "$g"
 done
 
 # ---- wait: all guests end, or the timeout ----
-deadline=$((SECONDS + timeout))
 timed_out=0 first_end=
 while :; do
+	for g in $names; do
+		[ ! -f "$outdir/$g.restart" ] || { restart_guest "$g"; first_end=; }
+	done
 	alive=0
 	for g in $names; do
 		kill -0 "${qpid[$g]}" 2>/dev/null && alive=$((alive + 1))
@@ -255,7 +324,7 @@ while :; do
 		first_end=${first_end:-$SECONDS}
 		[ $((SECONDS - first_end)) -lt 20 ] || { timed_out=2; break; }
 	fi
-	sleep 0.5
+	sleep 0.2
 done
 for g in $names; do
 	kill "${qpid[$g]}" 2>/dev/null
@@ -265,6 +334,13 @@ for g in $names; do
 	wait "${wpid[$g]}" 2>/dev/null
 done
 elapsed=$(awk -v a="$start_epoch" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+
+# last_boot CONSOLE: the console of the guest's last boot (after the last
+# restart mark).
+last_boot() {
+	awk -v m="$RESTART_MARK" 'index($0, m) == 1 { n = NR } END { print n + 1 }' "$1" |
+		{ read -r from; tail -n "+$from" "$1"; }
+}
 
 # ---- verdict ----
 verdict=PASS
@@ -290,7 +366,7 @@ for g in $names; do
 	c=$outdir/$g.console
 	[ -f "$c" ] || { bad "$g: no console"; continue; }
 	if [ "$mode" = run ]; then
-		r=$(grep -ao "RDMA-HA-RESULT: [^ ]* $g [A-Z]* rc=[0-9]*" "$c" | tail -1)
+		r=$(last_boot "$c" | grep -ao "RDMA-HA-RESULT: [^ ]* $g [A-Z]* rc=[0-9]*" | tail -1)
 		case "$r" in
 		*" PASS rc="*) ;;
 		*" SKIP rc="*) [ "$verdict" = PASS ] && verdict=SKIP ;;
@@ -300,7 +376,7 @@ for g in $names; do
 	fi
 	s=$(grep -aE "$SPLAT_RE" "$c" | head -5)
 	[ -z "$s" ] || bad "$g: kernel splat: $(echo "$s" | head -1 | cut -c1-160)"
-	grep -aq 'RDMA-HA-DONE' "$c" || [ "$mode" = kunit ] ||
+	last_boot "$c" | grep -aq 'RDMA-HA-DONE' || [ "$mode" = kunit ] ||
 		bad "$g: guest did not finish (no RDMA-HA-DONE)"
 done
 # A failure wins over a skip.
