@@ -224,6 +224,19 @@ ka_detect() {
 	fi
 }
 
+# ka_dead_checks WHAT: the peer stopped at $t0 (without a word); wait
+# for the bound, then both sides of the connection to it were declared
+# dead within the bound, each exactly once since the counters were $p0
+# (send side) and $r0 (receive side).  Sets res=1 if not.
+ka_dead_checks() {
+	sleep $((bound + 3))
+	ka_detect tx "$t0" "$policy-$1-send-side" $bound
+	ka_detect rx "$t0" "$policy-$1-receive-side" $bound
+	[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
+	[ "$(cm_stat cm_ka_rx_dead)" -eq $((r0 + 1)) ] ||
+		{ log "FAIL: not exactly one dead peer per side"; res=1; }
+}
+
 # ib_ids: "GUID,LID,QPN": sib0's node GUID and LID and the number of the
 # UD QP of ib0 (bytes 2-4 of its hardware address), which together make
 # the address peers know this node by.
@@ -327,12 +340,7 @@ ka_scenario() {
 		p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
 		barrier readd
 		t0=$(now)
-		sleep $((bound + 3))
-		ka_detect tx "$t0" "$policy-readd-send-side" $bound
-		ka_detect rx "$t0" "$policy-readd-receive-side" $bound
-		[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
-		[ "$(cm_stat cm_ka_rx_dead)" -eq $((r0 + 1)) ] ||
-			{ log "FAIL: not exactly one dead peer per side"; res=1; }
+		ka_dead_checks readd
 		barrier readded 120
 		t0=$(now)
 		wait_ping "$PEER_IB" 60
@@ -373,12 +381,7 @@ ka_scenario() {
 	p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
 	barrier reboot
 	t0=$(now)
-	sleep $((bound + 3))
-	ka_detect tx "$t0" "$policy-reboot-send-side" $bound
-	ka_detect rx "$t0" "$policy-reboot-receive-side" $bound
-	[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
-	[ "$(cm_stat cm_ka_rx_dead)" -eq $((r0 + 1)) ] ||
-		{ log "FAIL: not exactly one dead peer per side"; res=1; }
+	ka_dead_checks reboot
 	cm_stats after-reboot-detect
 	# b's second boot: up to the barrier, then sib0 and ib0
 	barrier rebooted 240
