@@ -21,7 +21,7 @@ help:
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel"
-	@echo "make vmtest T=x  one QEMU scenario (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"
+	@echo "make vmtest T=x[,y]  QEMU scenarios (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"
 	@echo "make bench       benchmarks, stock vs patched release kernels (out/bench/report.txt)"
 	@echo "make dkms        replacement modules for Debian's kernel (out/dkms); make check-dkms: their checks"
 	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME]
+# check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME[,NAME...]]
 #          [--kernel stock|patched|debian]
 #
 # The whole test suite: the series applies and round-trips, static checks
@@ -259,12 +259,17 @@ initrd() {
 
 # selected_kernels: the kernel kinds the selected scenarios run on (both
 # kinds of a mixed pair A+B).
+# selected NAME: scenario NAME is one of --scenario's (all without it).
+selected() {
+	[ -z "$SCENARIO" ] || case ",$SCENARIO," in *",$1,"*) ;; *) false ;; esac
+}
+
 selected_kernels() {
 	local s name
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
-		[ -z "$SCENARIO" ] || [ "$SCENARIO" = "$name" ] || continue
+		selected "$name" || continue
 		scenario_meta "$s" kernel patched | tr ',' '\n' |
 			grep -x "${KERNEL_KIND:-.*}" | tr '+' '\n'
 	done | sort -u
@@ -313,7 +318,7 @@ run_scenarios() {
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
-		[ -z "$SCENARIO" ] || [ "$SCENARIO" = "$name" ] || continue
+		selected "$name" || continue
 		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
 		for k in $kernels; do
 			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
