@@ -47,8 +47,9 @@
 #  9 migrate, ignore     cut the active link (ib0 -> ib1): the server falls
 #                        back with -EOPNOTSUPP/-ENETUNREACH; the ignore
 #                        client gets no CM event and learns from its own
-#                        WC error (RC retries exhausted; retry count 6),
-#                        then reconnects
+#                        WC error (RC retries exhausted; retry count 6)
+#                        or, with no send outstanding, its own 5 s reply
+#                        timeout, then reconnects
 # 10 ignore*, migrate    cut the active link (ib1 -> ib0): migrate's
 #                        fallback on the active side; the ignore server
 #                        gets no CM event for its connection (it learns
@@ -179,9 +180,12 @@ stop
 reconnected_checks sib0
 
 # -- phase 9: migrate server, ignore client, the active link is cut -------
-# the ignore side waits for RC retry exhaustion (rxe retries forever with
-# the client's default retry count 7): a finite count, a longer window
-start migrate "$MY_IP" ignore "--retry-count 6"
+# the ignore side relies on its own detection: RC retry exhaustion of its
+# outstanding ping (rxe retries forever with the client's default retry
+# count 7: a finite count, a longer window), or, when the cut fell between
+# the ping's ACK and its echo so that no send is outstanding, its own
+# reply timeout
+start migrate "$MY_IP" ignore "--retry-count 6 --reply-timeout-ms 5000"
 OBSERVE_S=30
 act cut 0
 OBSERVE_S=8
@@ -193,7 +197,10 @@ else
 		'[ "$(count "status=-($ENETDOWN|$ENETUNREACH) ")" = 0 ]'
 	t=$(since " wc_error .* id=1 ")
 	data "what=own_wc_error_ms value=${t:-none}"
-	check "ignore: id 1 learnt from its own WC error (${t:-never} ms)" '[ -n "$t" ]'
+	t2=$(since " reply_timeout id=1 ")
+	data "what=own_reply_timeout_ms value=${t2:-none}"
+	check "ignore: id 1 learnt from its own detection (WC error ${t:-never} ms, reply timeout ${t2:-never} ms)" \
+		'[ -n "$t$t2" ]'
 fi
 act restore 0
 stop
