@@ -9,6 +9,8 @@ SHELL := /bin/bash
 DEV := $(CURDIR)/dev
 SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
 export OUT ?= $(CURDIR)/out
+# FRESH=1: repeat guest runs whose inputs passed before (see dev/check.sh)
+export RDMA_HA_FRESH = $(FRESH)
 
 .PHONY: all help demo check static kunit vmtest bench dkms check-dkms base src kernel stock debug \
 	release stock-release tools initramfs tree export roundtrip series \
@@ -19,6 +21,7 @@ all: kernel
 help:
 	@echo "make demo        build the patched kernel, run the failover demo, print the timeline"
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
+	@echo "                 (FRESH=1: also repeat guest runs that passed with identical inputs)"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel"
 	@echo "make vmtest T=x[,y]  QEMU scenarios (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"

@@ -298,12 +298,80 @@ vm_record() {
 	done < <(grep -E '^TEST [^ ]+: (PASS|FAIL|SKIP)' "$log")
 }
 
+# digest vm/NAME LOG OUTDIR: keep why scenario NAME failed (the runner's
+# reasons, the guests' failed assertions) for the end of the output,
+# which is what a CI log shows.
+DIGEST=()
+digest() {
+	DIGEST+=("$1:" "$(grep -a "^# ${1#vm/}: " "$2" | head -n 8)")
+	DIGEST+=("$(cat "$3"/*.console 2>/dev/null | tr -d '\r' |
+		grep -aE 'assert=FAILED|FAIL: |not ok |^\[ *[0-9.]+\] (BUG|WARNING):' |
+		head -n 12 | cut -c1-240)")
+}
+
+# ---- verdict cache ------------------------------------------------------
+#
+# A guest run whose inputs are byte for byte those of an earlier passing
+# run is not repeated: the kernel images and initramfs images it boots
+# (the initramfs carries the scenarios, the programs and the libraries
+# and is built reproducibly), the test machine (every file under
+# tools/testing/selftests/rdma), QEMU's version and the run's name.  The
+# verdict is reported as "PASS (cached ...)" with the earlier run's log.
+# Only passes are kept.  RDMA_HA_FRESH=1 (make check FRESH=1) runs
+# everything; CI, on a fresh clone, has nothing cached.
+VERDICTS=$OUT/verdicts
+CACHED=0
+
+# verdict_key NAME FILE...: the cache key of run NAME booting FILEs.
+verdict_key() {
+	local name=$1
+	shift
+	{
+		echo "rdma-ha verdict v1 $name"
+		qemu-system-x86_64 --version | head -n1
+		sha1sum "$@" | cut -d' ' -f1
+		(cd "$SELFTESTS" && find . -type f ! -name '*.pyc' -print0 |
+		 LC_ALL=C sort -z | xargs -0 sha1sum)
+	} | sha1sum | cut -d' ' -f1
+}
+
+# verdict_cached KEY LOG: KEY passed before; its log is copied to LOG.
+verdict_cached() {
+	[ -z "${RDMA_HA_FRESH:-}" ] && [ -f "$VERDICTS/$1.pass" ] &&
+		cp "$VERDICTS/$1.log" "$2" 2>/dev/null
+}
+
+# verdict_note KEY: "cached: passed in N s on DATE".
+verdict_note() {
+	echo "cached: passed in $(cut -d' ' -f1 "$VERDICTS/$1.pass") s on $(cut -d' ' -f2- "$VERDICTS/$1.pass"), identical inputs"
+}
+
+# verdict_store KEY LOG SECONDS | verdict_drop KEY
+verdict_store() {
+	mkdir -p "$VERDICTS"
+	cp "$2" "$VERDICTS/$1.log"
+	echo "$3 $(date -u '+%Y-%m-%d %H:%M UTC')" >"$VERDICTS/$1.pass"
+}
+verdict_drop() { rm -f "$VERDICTS/$1.pass" "$VERDICTS/$1.log"; }
+
 run_kunit() {
-	local log=$LOGDIR/kunit.log rc=0
+	local log=$LOGDIR/kunit.log rc=0 key t0
 
 	run_check kunit/ktap-parser python3 "$SELFTESTS/qemu/ktap.py" --self-test
-	"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
-		--outdir "$LOGDIR/kunit" >"$log" 2>&1 || rc=$?
+	key=$(verdict_key kunit "$(kernel_image patched)")
+	if verdict_cached "$key" "$log"; then
+		CACHED=$((CACHED + 1))
+		echo "kunit: $(verdict_note "$key")"
+	else
+		t0=$(date +%s)
+		"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
+			--outdir "$LOGDIR/kunit" >"$log" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ] && ! grep -qE '^TEST [^ ]+: FAIL' "$log"; then
+			verdict_store "$key" "$log" "$(( $(date +%s) - t0 ))"
+		else
+			verdict_drop "$key"
+		fi
+	fi
 	vm_record "" "$log"
 	if { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; } || [ "$VM_RECORDED" -eq 0 ]; then
 		result kunit/run FAIL "rc=$rc, $VM_RECORDED cases; log: $log"
@@ -314,7 +382,7 @@ run_kunit() {
 # A scenario's kernel= header lists kernel kinds, or mixed pairs A+B of
 # two-guest scenarios: guest a boots kind A, guest b kind B (vm/NAME@A+B).
 run_scenarios() {
-	local s name kernels k ka kb log rc t0 took
+	local s name kernels k ka kb log rc t0 took key
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
@@ -329,6 +397,14 @@ run_scenarios() {
 				result "vm/$name@$k" FAIL "no kernel or initramfs for $k (see the build, dkms and initramfs checks)"
 				continue
 			fi
+			key=$(verdict_key "vm/$name@$k" \
+				"$(kernel_image "$ka")" "$(initrd "$ka")" \
+				"$(kernel_image "$kb")" "$(initrd "$kb")")
+			if verdict_cached "$key" "$log"; then
+				CACHED=$((CACHED + 1))
+				result "vm/$name@$k" PASS "$(verdict_note "$key")"
+				continue
+			fi
 			t0=$(date +%s)
 			"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$ka")" \
 				--initrd "$(initrd "$ka")" \
@@ -336,12 +412,19 @@ run_scenarios() {
 				--initrd-b "$(initrd "$kb")" --test "$name" \
 				--outdir "$LOGDIR/vm-$name-$k" >"$log" 2>&1
 			rc=$?
-			took="$(( $(date +%s) - t0 )) s"
+			took=$(( $(date +%s) - t0 ))
+			if [ "$rc" -eq 0 ]; then
+				verdict_store "$key" "$log" "$took"
+			else
+				verdict_drop "$key"
+			fi
+			took="$took s"
 			case $rc in
 			0) result "vm/$name@$k" PASS "$took" ;;
 			4) result "vm/$name@$k" SKIP "$took" ;;
 			*) result "vm/$name@$k" FAIL "$took, rc=$rc, log: $log"
-			   tail -n 80 "$log" | sed 's/^/    | /' ;;
+			   tail -n 80 "$log" | sed 's/^/    | /'
+			   digest "vm/$name" "$log" "$LOGDIR/vm-$name-$k" ;;
 			esac
 		done
 	done
@@ -375,6 +458,12 @@ want vm && run_scenarios
 
 echo
 echo "check took $(( $(date +%s) - start )) s; logs in $LOGDIR"
+[ "$CACHED" -eq 0 ] ||
+	echo "$CACHED guest runs reused from earlier passes with identical inputs (FRESH=1 repeats them)"
+if [ ${#DIGEST[@]} -gt 0 ]; then
+	echo "---- why the guest runs failed ----"
+	printf '%s\n' "${DIGEST[@]}" | sed '/^$/d; s/^/  /'
+fi
 [ ${#FAILED_NAMES[@]} -eq 0 ] || echo "failed: ${FAILED_NAMES[*]}"
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]
