@@ -39,6 +39,34 @@ def pct(vals, p):
     return vals[rank - 1]
 
 
+def superiority(a, b):
+    """P(x < y) for x from a and y from b, ties counting half (the
+    Mann-Whitney U statistic divided by len(a) * len(b))."""
+    if not a or not b:
+        return float('nan')
+    u = sum(1.0 if x < y else 0.5 if x == y else 0.0 for x in a for y in b)
+    return u / (len(a) * len(b))
+
+
+def ratio_interval(a, b, rounds=2000):
+    """95% percentile-bootstrap interval of median(a) / median(b), with a
+    fixed seed so that a report is reproducible."""
+    import random
+    rng = random.Random(4755)
+    if not a or not b:
+        return float('nan'), float('nan')
+    ratios = []
+    for _ in range(rounds):
+        ma = pct(sorted(rng.choice(a) for _ in a), 50)
+        mb = pct(sorted(rng.choice(b) for _ in b), 50)
+        if mb:
+            ratios.append(ma / mb)
+    ratios.sort()
+    if not ratios:
+        return float('nan'), float('nan')
+    return pct(ratios, 2.5), pct(ratios, 97.5)
+
+
 def load(path):
     rows = []
     with open(path) as f:
@@ -120,8 +148,12 @@ def main():
     for r in rows:
         for k, v in r.items():
             if is_metric(k):
-                data[(r['bench'], group_key(r), r['kernel'])][k].append(
-                    float(v))
+                try:
+                    x = float(v)
+                except ValueError:
+                    continue        # "none": a mark that never came
+                if not math.isnan(x):
+                    data[(r['bench'], group_key(r), r['kernel'])][k].append(x)
     medians = {}
     print('%-14s %-8s %-22s %-10s %5s %9s %9s %9s %9s' %
           ('bench', 'kernel', 'group', 'metric', 'n', 'median', 'p90',
@@ -136,7 +168,10 @@ def main():
                    metric, len(vals), fmt(med), fmt(pct(vals, 90)),
                    fmt(pct(vals, 99)), fmt(vals[-1])))
     print()
-    print('patched/stock ratio of medians:')
+    print('patched/stock ratio of medians, its 95% bootstrap interval, and '
+          'P(patched < stock),')
+    print('the chance that a patched sample is below a stock one (0.5: no '
+          'difference):')
     for (bench, gk, kernel, metric), med in sorted(medians.items(),
                                                    key=lambda i: natural(i[0])):
         if kernel != 'patched':
@@ -145,8 +180,12 @@ def main():
         if base is None:
             continue
         ratio = med / base if base else float('nan')
-        print('  %-14s %-22s %-10s %s' % (bench, ' '.join(
-            '%s=%s' % kv for kv in gk), metric, fmt(ratio)))
+        lo, hi = ratio_interval(data[(bench, gk, 'patched')][metric],
+                                data[(bench, gk, 'stock')][metric])
+        print('  %-14s %-22s %-10s %s  [%s, %s]  P=%.2f' % (bench, ' '.join(
+            '%s=%s' % kv for kv in gk), metric, fmt(ratio), fmt(lo), fmt(hi),
+            superiority(data[(bench, gk, 'patched')][metric],
+                        data[(bench, gk, 'stock')][metric])))
     # benches that compare transports on one kernel (bench_ipoib_cm)
     pairs = [(k, med) for k, med in medians.items()
              if ('transport', 'uc') in k[1]]

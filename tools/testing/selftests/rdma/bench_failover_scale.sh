@@ -13,10 +13,23 @@
 # N - A IDs bound to rxe1's addresses with explicit ports (a background
 # rdma_ha_idbench), A = max(1, N / 100) IDs bound to bond0's address (the
 # measured rdma_ha_idbench); ROUNDS administrative failovers eth0 -> eth1,
-# each followed by an unmeasured fail-back.  Per round: ms from the write to
-# active_slave to the first and the last of the A ADDR_CHANGE events.
+# each followed by an unmeasured fail-back.  Per round, two windows:
 #
-#	RDMA-HA-BENCH: bench=failover_scale ids=N round=R first_ms=F last_ms=L events=E
+#  first_ms, last_ms     user space: from the write to active_slave to the
+#                        first and the last of the A ADDR_CHANGE events read
+#                        by the idbench (what an application sees)
+#  k_first_ms, k_last_ms in the kernel, from the trace buffer: from
+#                        bonding's failover (its "making interface the new
+#                        active one" message, printk:console) to the first
+#                        and the last ADDR_CHANGE handed to the consumer
+#                        (rdma_cma:cm_event_done; the consumer is ucma).
+#                        Both tracepoints exist in the stock kernel too.
+#                        This leaves out the shell's write and the reads
+#                        of a user-space process, most of the noise of a
+#                        TCG guest, and keeps the CM's notifier walk, its
+#                        work queue and ucma
+#
+#	RDMA-HA-BENCH: bench=failover_scale ids=N round=R first_ms=F last_ms=L k_first_ms=KF k_last_ms=KL events=E
 #
 # The stock CM pr_info()s a line per ID it tells; on the serial console of
 # a TCG guest that costs about 0.5 ms a line, so the console runs at
@@ -51,6 +64,36 @@ while [ $a -le $ADDRS ]; do
 	a=$((a + 1))
 done
 rxe_add rxe1 veth0
+
+# The in-kernel window (see above); the trace clock is CLOCK_MONOTONIC,
+# the clock of mono_watch and the idbench.
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T || fail "mount tracefs"
+[ -d $T/events/rdma_cma/cm_event_done ] && [ -d $T/events/printk/console ] ||
+	fail "no rdma_cma:cm_event_done or printk:console tracepoint"
+echo mono >$T/trace_clock || fail "trace_clock mono"
+echo 8192 >$T/buffer_size_kb
+echo 0 >$T/tracing_on
+echo 1 >$T/events/rdma_cma/cm_event_done/enable
+echo 1 >$T/events/printk/console/enable
+
+# trace_window: "first last" ms from bonding's failover message to the
+# first and the last ADDR_CHANGE in the trace buffer; "none none" when a
+# mark is missing (the buffer overflowed, say).
+trace_window() {
+	awk '{
+		t = ""
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1); break }
+		if (t == "") next
+	}
+	/ console: .*making interface the new active one/ && b == "" { b = t }
+	/ cm_event_done: .*ADDR_CHANGE/ && b != "" { n++; if (f == "") f = t; l = t }
+	END {
+		if (b == "" || f == "") print "none none"
+		else printf "%.3f %.3f\n", (f - b) * 1000, (l - b) * 1000
+	}' $T/trace
+}
 
 mem_avail() { awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo; }
 
@@ -93,14 +136,21 @@ for n in $SIZES; do
 	while [ $r -lt "$ROUNDS" ]; do
 		r=$((r + 1))
 		sleep 0.5
+		echo >$T/trace
+		echo 1 >$T/tracing_on
 		t=$(now)
 		echo eth1 >/sys/class/net/bond0/bonding/active_slave
+		# the events take milliseconds; polling from the start would
+		# compete with them for the guest's CPUs
+		sleep 0.2
 		wait_for 120 sh -c "[ \$(awk -v t=$t '\$1 >= t && /ADDR_CHANGE/' /tmp/idb.log | wc -l) -ge $aff ]" ||
 			log "ids=$n round=$r: not all events came"
+		echo 0 >$T/tracing_on
 		# shellcheck disable=SC2046
-		set -- $(events_after "$t")
-		echo "RDMA-HA-BENCH: bench=failover_scale ids=$n round=$r first_ms=$2 last_ms=$3 events=$1"
+		set -- $(events_after "$t") $(trace_window)
+		echo "RDMA-HA-BENCH: bench=failover_scale ids=$n round=$r first_ms=$2 last_ms=$3 k_first_ms=$4 k_last_ms=$5 events=$1"
 		[ "$1" -ge "$aff" ] || fail "ids=$n round=$r: $1 of $aff ADDR_CHANGE events"
+		[ "$4" != none ] || fail "ids=$n round=$r: no failover message or no ADDR_CHANGE in the trace"
 		# Back to eth0, unmeasured (see bench_failover_ids.sh).
 		sleep 0.5
 		echo eth0 >/sys/class/net/bond0/bonding/active_slave
