@@ -354,6 +354,34 @@ verdict_store() {
 }
 verdict_drop() { rm -f "$VERDICTS/$1.pass" "$VERDICTS/$1.log"; }
 
+# verdict_selftest: the cache reuses a pass only for the same name and
+# byte-identical images, forgets a failure, and FRESH=1 bypasses it.
+verdict_selftest() (
+	local d k1 k2 k3 k4
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	VERDICTS=$d/verdicts
+	echo kernel >"$d/k" && echo initrd >"$d/i" && echo log >"$d/log"
+	k1=$(verdict_key vm/x@patched "$d/k" "$d/i")
+	k2=$(verdict_key vm/x@stock "$d/k" "$d/i")
+	echo kernel2 >"$d/k"
+	k3=$(verdict_key vm/x@patched "$d/k" "$d/i")
+	echo kernel >"$d/k"
+	k4=$(verdict_key vm/x@patched "$d/k" "$d/i")
+	[ "$k1" != "$k2" ] || { echo "other name, same key"; exit 1; }
+	[ "$k1" != "$k3" ] || { echo "other kernel image, same key"; exit 1; }
+	[ "$k1" = "$k4" ] || { echo "same inputs, other key"; exit 1; }
+	! verdict_cached "$k1" "$d/out" || { echo "empty cache hit"; exit 1; }
+	verdict_store "$k1" "$d/log" 42
+	verdict_cached "$k1" "$d/out" && cmp -s "$d/log" "$d/out" ||
+		{ echo "a stored pass is not reused with its log"; exit 1; }
+	! RDMA_HA_FRESH=1 verdict_cached "$k1" "$d/out" ||
+		{ echo "FRESH=1 reused a pass"; exit 1; }
+	verdict_drop "$k1"
+	! verdict_cached "$k1" "$d/out" || { echo "a dropped pass is reused"; exit 1; }
+	echo "verdict cache: keys and reuse as documented"
+)
+
 run_kunit() {
 	local log=$LOGDIR/kunit.log rc=0 key t0
 
@@ -452,6 +480,9 @@ if want kunit || want vm; then
 fi
 if want vm && selected_kernels | grep -qx debian; then
 	build_initramfs_debian
+fi
+if want kunit || want vm; then
+	run_check check/verdict-cache verdict_selftest
 fi
 want kunit && run_kunit
 want vm && run_scenarios
