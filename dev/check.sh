@@ -171,8 +171,11 @@ tree_warnings() {
 	done
 	[ ${#objs[@]} -gt 0 ] || return 0
 	ccache_env
+	# HOSTCC as in build-kernel.sh: another one rebuilds objtool, and
+	# every object depends on the objtool binary, so the next kernel
+	# build would compile everything again
 	make -C "$src" O="$OUT/$tree/build-debug" ARCH=x86_64 CC="ccache gcc" \
-		-j"$(nproc)" "${args[@]}" "${objs[@]}" 2>&1 |
+		HOSTCC="ccache gcc" -j"$(nproc)" "${args[@]}" "${objs[@]}" 2>&1 |
 		grep -E 'warning:|error:' |
 		sed -E -e "s|$src/||g" -e "s|\.\./src/||g" \
 			-e 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort
