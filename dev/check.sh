@@ -173,9 +173,11 @@ tree_warnings() {
 	ccache_env
 	# HOSTCC as in build-kernel.sh: another one rebuilds objtool, and
 	# every object depends on the objtool binary, so the next kernel
-	# build would compile everything again
-	make -C "$src" O="$OUT/$tree/build-debug" ARCH=x86_64 CC="ccache gcc" \
-		HOSTCC="ccache gcc" -j"$(nproc)" "${args[@]}" "${objs[@]}" 2>&1 |
+	# build would compile everything again.  The objects themselves are
+	# compiled past ccache (CCACHE_DISABLE), so that the warnings are the
+	# compiler's own on the source (see CCACHE_NOCPP2 in lib.sh).
+	CCACHE_DISABLE=1 make -C "$src" O="$OUT/$tree/build-debug" ARCH=x86_64 \
+		CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "${args[@]}" "${objs[@]}" 2>&1 |
 		grep -E 'warning:|error:' |
 		sed -E -e "s|$src/||g" -e "s|\.\./src/||g" \
 			-e 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort
