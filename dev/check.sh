@@ -412,6 +412,17 @@ run_kunit() {
 	fi
 }
 
+# kind_group KIND: when a full check can boot KIND (see the main part):
+# 1 with the patched kernel alone, 2 with Debian's kernel and the DKMS
+# modules too, 3 with the stock kernel.
+kind_group() {
+	case "+$1+" in
+	*+stock+*) echo 3 ;;
+	*+debian+*) echo 2 ;;
+	*) echo 1 ;;
+	esac
+}
+
 # A scenario's kernel= header lists kernel kinds, or mixed pairs A+B of
 # two-guest scenarios: guest a boots kind A, guest b kind B (vm/NAME@A+B).
 run_scenarios() {
@@ -423,6 +434,7 @@ run_scenarios() {
 		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
 		for k in $kernels; do
 			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
+			[ -z "${GROUP:-}" ] || [ "$(kind_group "$k")" = "$GROUP" ] || continue
 			log=$LOGDIR/vm-$name-$k.log
 			ka=${k%+*} kb=${k#*+}
 			if [ ! -f "$(kernel_image "$ka")" ] || [ ! -f "$(initrd "$ka")" ] ||
@@ -463,6 +475,57 @@ run_scenarios() {
 	done
 }
 
+# ---- the work that overlaps the guest runs ------------------------------
+#
+# A full check (no --only, no --scenario) is bound by two cores.  The
+# guest runs leave part of them idle (the guests wait for timers, links
+# and peers), so once the patched kernel is built the guests that boot
+# only it run in the foreground while the rest runs beside them under
+# SCHED_IDLE, which gets a CPU only when no guest wants one: first what
+# the "debian" guests need (the DKMS modules, Debian's initramfs), then
+# the stock kernel, then what no guest needs (static checks, the round
+# trip).  The foreground boots Debian's kernel once its part is ready and
+# the stock kernel last.  The background's results are counted when it
+# has ended, in its order.
+BG_DEBIAN_READY=$LOGDIR/.debian-ready
+
+# background_work: what runs beside the guests.
+background_work() {
+	chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 ||
+		renice -n 19 -p "$BASHPID" >/dev/null
+	dkms_checks all
+	build_initramfs_debian
+	touch "$BG_DEBIAN_READY"
+	run_check build/stock-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" stock debug
+	static_checks
+	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
+		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh"
+	fi
+}
+
+# wait_debian_ready PID: until the background's "debian" part is done (or
+# the background has ended).
+wait_debian_ready() {
+	while [ ! -e "$BG_DEBIAN_READY" ] && kill -0 "$1" 2>/dev/null; do
+		sleep 2
+	done
+}
+
+# record_background OUT: count the results background_work printed.
+record_background() {
+	local line name verdict
+	cat "$1"
+	while IFS= read -r line; do
+		name=${line#TEST }; name=${name%%: *}
+		verdict=${line#TEST "$name": }; verdict=${verdict%% *}
+		case "$verdict" in
+		PASS) PASSED=$((PASSED + 1)) ;;
+		SKIP) SKIPPED=$((SKIPPED + 1)) ;;
+		*) FAILED=$((FAILED + 1)); FAILED_NAMES+=("$name") ;;
+		esac
+	done < <(grep -E '^TEST [^ ]+: [A-Z]+' "$1")
+}
+
 # ---- main ---------------------------------------------------------------
 
 start=$(date +%s)
@@ -470,27 +533,44 @@ setup
 [ -z "$SETUP_ONLY" ] || exit 0
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
-check_series
-if want static || want kunit || want vm; then
-	build_kernels
-fi
-want static && static_checks
-if want dkms; then
-	dkms_checks all
-elif want vm && selected_kernels | grep -qx debian; then
-	dkms_checks
-fi
-if want kunit || want vm; then
+if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
+	run_check series/apply "$RDMA_HA_ROOT/dev/prepare-src.sh" patched
+	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
-fi
-if want vm && selected_kernels | grep -qx debian; then
-	build_initramfs_debian
-fi
-if want kunit || want vm; then
 	run_check check/verdict-cache verdict_selftest
+	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow Debian's guests)"
+	background_work >"$LOGDIR/background.out" 2>&1 &
+	bg=$!
+	run_kunit
+	GROUP=1 run_scenarios
+	wait_debian_ready "$bg"
+	GROUP=2 run_scenarios
+	wait "$bg"
+	record_background "$LOGDIR/background.out"
+	GROUP=3 run_scenarios
+else
+	check_series
+	if want static || want kunit || want vm; then
+		build_kernels
+	fi
+	want static && static_checks
+	if want dkms; then
+		dkms_checks all
+	elif want vm && selected_kernels | grep -qx debian; then
+		dkms_checks
+	fi
+	if want kunit || want vm; then
+		build_initramfs
+	fi
+	if want vm && selected_kernels | grep -qx debian; then
+		build_initramfs_debian
+	fi
+	if want kunit || want vm; then
+		run_check check/verdict-cache verdict_selftest
+	fi
+	want kunit && run_kunit
+	want vm && run_scenarios
 fi
-want kunit && run_kunit
-want vm && run_scenarios
 
 echo
 echo "check took $(( $(date +%s) - start )) s; logs in $LOGDIR"
