@@ -88,7 +88,7 @@ trace_window() {
 		if (t == "") next
 	}
 	/ console: .*making interface the new active one/ && b == "" { b = t }
-	/ cm_event_done: .*ADDR_CHANGE/ && b != "" { n++; if (f == "") f = t; l = t }
+	/ cm_event_done: .*ADDR_CHANGE/ && b != "" { if (f == "") f = t; l = t }
 	END {
 		if (b == "" || f == "") print "none none"
 		else printf "%.3f %.3f\n", (f - b) * 1000, (l - b) * 1000
