@@ -256,6 +256,29 @@ ids_same() {
 	res=1
 }
 
+# ka_crash_armed: silence the wire under sib0 (netem drops everything) and
+# wait until a keepalive probe of this guest's RC send side goes out
+# unanswered, so that the crash that follows finds it outstanding.  A
+# probe sent just before the port goes down never completes; the
+# connection must be flushed, not waited for while the interface is torn
+# down (its CQs and SRQ destroyed under its QP).
+ka_crash_armed() {
+	local s0
+	if ! tc qdisc add dev eth0 root netem loss 100% 2>/dev/null; then
+		log "FAIL: no netem to drop the wire (CONFIG_NET_SCH_NETEM)"
+		res=1
+		return
+	fi
+	s0=$(cm_stat cm_ka_probes_sent)
+	if wait_for 5 _probe_sent_since "$s0"; then
+		log "crash armed: probe $(cm_stat cm_ka_probes_sent) outstanding"
+	else
+		log "FAIL: no keepalive probe within 5 s of the silence"
+		res=1
+	fi
+}
+_probe_sent_since() { [ "$(cm_stat cm_ka_probes_sent)" -gt "$1" ]; }
+
 # ka_scenario POLICY: keepalives of POLICY (rc or uc) connections with a
 # 1 s interval and 3 probes (bound 3 s):
 #  - an idle connection costs one probe per interval (and, on UC, one
@@ -267,7 +290,9 @@ ids_same() {
 #    watched); traffic resumes when the link is back;
 #  - crash and re-add of guest b's soft IB device (link off, rdma link
 #    delete, re-add with the same GUID and QPN layout): a detects it
-#    within the bound on both sides while idle, and traffic resumes;
+#    within the bound on both sides while idle, and traffic resumes; on
+#    RC, b crashes with one of its own probes outstanding (ka_crash_armed)
+#    and its device must go promptly and cleanly;
 #  - power cut and reboot of guest b (host_restart: its QEMU is killed
 #    and started again; nothing is shut down, no DREQ goes out): a
 #    detects it within the bound on both sides while b is down; b's
@@ -352,10 +377,21 @@ ka_scenario() {
 		barrier readd
 		# a crash: nothing more goes out (no DREQ), then the device
 		# comes back with the same GUID, LID and QP numbers
+		[ "$policy" = rc ] && ka_crash_armed
 		host_cmd self "set_link n0 off"
 		wait_for 10 grep -q DOWN /sys/class/infiniband/sib0/ports/1/state
+		t1=$(now)
 		rdma link delete sib0 || fail "rdma link delete sib0"
+		t1=$(rel "$t1" "$(now)")
+		log "rdma link delete took $t1 s"
+		awk -v d="$t1" 'BEGIN { exit !(d + 0 > 3) }' &&
+			{ log "FAIL: deleting the device took over 3 s"; res=1; }
+		tc qdisc del dev eth0 root 2>/dev/null
 		sleep $((bound + 3))
+		if dmesg | grep -q 'sends not completed'; then
+			log "FAIL: a connection waited for its sends at the crash"
+			res=1
+		fi
 		host_cmd self "set_link n0 on"
 		ib_up "$policy" 1000 3
 		addr1=$(cat /sys/class/net/ib0/address)
