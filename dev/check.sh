@@ -485,9 +485,9 @@ run_scenarios() {
 # the "debian" guests need (the DKMS modules, Debian's initramfs), then
 # the stock kernel, then what no guest needs (static checks, the round
 # trip).  The foreground boots Debian's kernel once its part is ready and
-# the stock kernel last.  The background's results are counted when it
-# has ended, in its order.
-BG_DEBIAN_READY=$LOGDIR/.debian-ready
+# the stock kernel once it is built.  The background's results are
+# counted when it has ended, in its order.
+BG_READY=$LOGDIR/.ready
 
 # background_work: what runs beside the guests.
 background_work() {
@@ -495,18 +495,19 @@ background_work() {
 		renice -n 19 -p "$BASHPID" >/dev/null
 	dkms_checks all
 	build_initramfs_debian
-	touch "$BG_DEBIAN_READY"
+	touch "$BG_READY.debian"
 	run_check build/stock-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" stock debug
+	touch "$BG_READY.stock"
 	static_checks
 	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
 		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh"
 	fi
 }
 
-# wait_debian_ready PID: until the background's "debian" part is done (or
-# the background has ended).
-wait_debian_ready() {
-	while [ ! -e "$BG_DEBIAN_READY" ] && kill -0 "$1" 2>/dev/null; do
+# wait_ready debian|stock PID: until the background has made what the
+# guests of that kernel need (or has ended).
+wait_ready() {
+	while [ ! -e "$BG_READY.$1" ] && kill -0 "$2" 2>/dev/null; do
 		sleep 2
 	done
 }
@@ -538,16 +539,17 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
 	run_check check/verdict-cache verdict_selftest
-	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow Debian's guests)"
+	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow the guests')"
 	background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
 	run_kunit
 	GROUP=1 run_scenarios
-	wait_debian_ready "$bg"
+	wait_ready debian "$bg"
 	GROUP=2 run_scenarios
+	wait_ready stock "$bg"
+	GROUP=3 run_scenarios
 	wait "$bg"
 	record_background "$LOGDIR/background.out"
-	GROUP=3 run_scenarios
 else
 	check_series
 	if want static || want kunit || want vm; then
