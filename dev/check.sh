@@ -527,6 +527,24 @@ record_background() {
 	done < <(grep -E '^TEST [^ ]+: [A-Z]+' "$1")
 }
 
+# record_selftest: background results are counted like foreground ones,
+# a failure among them fails the check.
+record_selftest() (
+	local d
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	PASSED=0 FAILED=0 SKIPPED=0 FAILED_NAMES=()
+	printf '%s\n' "TEST dkms/build: PASS" "TEST build/stock-debug: FAIL (log: x)" \
+		"    | TEST not/a-result: PASS" "TEST sparse/a.o: SKIP (not built)" \
+		"TEST W=1/a.o: PASS" >"$d/out"
+	record_background "$d/out" >/dev/null
+	[ "$PASSED $FAILED $SKIPPED" = "2 1 1" ] ||
+		{ echo "counted $PASSED passed, $FAILED failed, $SKIPPED skipped"; exit 1; }
+	[ "${FAILED_NAMES[*]}" = build/stock-debug ] ||
+		{ echo "failed names: ${FAILED_NAMES[*]}"; exit 1; }
+	echo "background results: counted as printed"
+)
+
 # ---- main ---------------------------------------------------------------
 
 start=$(date +%s)
@@ -539,6 +557,7 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
 	run_check check/verdict-cache verdict_selftest
+	run_check check/background-record record_selftest
 	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow the guests')"
 	background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
