@@ -428,13 +428,11 @@ vm_run() {
 # init), so such a run is booted once more instead of failing.  Prints
 # what happened.
 debian_boot_panic() {
-	local g kind line
-	for g in a b; do
-		kind=$2
-		[ "$g" = a ] || kind=$3
-		[ "$kind" = debian ] || continue
-		line=$(before_init_panic "$1/$g.console") || continue
-		echo "guest $g (Debian's kernel) died before init: ${line#*] }"
+	local g line
+	for g in "a:$2" "b:$3"; do
+		[ "${g#*:}" = debian ] || continue
+		line=$(before_init_panic "$1/${g%%:*}.console") || continue
+		echo "guest ${g%%:*} (Debian's kernel) died before init: ${line#*] }"
 		return 0
 	done
 	return 1
@@ -610,6 +608,14 @@ record_selftest() (
 	echo "background results: counted as printed"
 )
 
+# check_selftests: the check's own machinery (all guest runs go through
+# it).
+check_selftests() {
+	run_check check/verdict-cache verdict_selftest
+	run_check check/background-record record_selftest
+	run_check check/boot-panic boot_panic_selftest
+}
+
 # ---- main ---------------------------------------------------------------
 
 start=$(date +%s)
@@ -621,9 +627,7 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	run_check series/apply "$RDMA_HA_ROOT/dev/prepare-src.sh" patched
 	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
-	run_check check/verdict-cache verdict_selftest
-	run_check check/background-record record_selftest
-	run_check check/boot-panic boot_panic_selftest
+	check_selftests
 	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow the guests')"
 	background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
@@ -653,8 +657,7 @@ else
 		build_initramfs_debian
 	fi
 	if want kunit || want vm; then
-		run_check check/verdict-cache verdict_selftest
-		run_check check/boot-panic boot_panic_selftest
+		check_selftests
 	fi
 	want kunit && run_kunit
 	want vm && run_scenarios
