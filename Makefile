@@ -13,7 +13,7 @@ export OUT ?= $(CURDIR)/out
 export RDMA_HA_FRESH = $(FRESH)
 
 .PHONY: all help demo check static kunit vmtest bench dkms check-dkms base src kernel stock debug \
-	release stock-release tools initramfs tree export roundtrip series \
+	release stock-release check-seed tools initramfs tree export roundtrip series \
 	clean distclean
 
 all: kernel
@@ -30,6 +30,7 @@ help:
 	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"
 	@echo "make stock       stock debug kernel    (out/stock/build-debug)"
 	@echo "make release     patched release kernel; stock-release likewise"
+	@echo "make check-seed  prove a stock kernel seeded from the patched build is the stock kernel"
 	@echo "make tree        git work tree of base + new files + series (out/tree)"
 	@echo "make export      write out/tree back into the repository"
 	@echo "make roundtrip   prove export(import(x)) == x"
@@ -79,6 +80,9 @@ release:
 
 stock-release:
 	$(DEV)/build-kernel.sh stock release
+
+check-seed:
+	$(DEV)/check-seed.sh debug
 
 tools:
 	$(MAKE) -C tools/rdma O=$(OUT)/tools

@@ -37,9 +37,71 @@ kmake() {
 		-j"$(nproc)" "$@"
 }
 
-mkdir -p "$obj"
-# Reconfigure when the fragments change.
 cfg_hash=$(cat $frags | sha1sum | cut -d' ' -f1)
+# What this tree's objects are made from: its sources and its fragments.
+inputs="$(cat "$OUT/$tree/.src-stamp") $cfg_hash"
+
+# seed_stock: start a cold stock build from a copy of the patched build.
+# The two trees differ in a few dozen files and four options, so Kbuild
+# then rebuilds only what depends on them (and relinks), instead of
+# compiling ~1300 objects (through ccache, still preprocessing each).
+# Taken only when the patched object directory was created and completely
+# built from the current series and fragments, so that every object in it
+# was made from what out/patched/src holds now.  Then, in the copy:
+#  - paths are moved from out/patched/ to out/stock/, as a stock build
+#    would have written them (saved command lines, dependency lists);
+#  - every target whose dependencies name a file that the series
+#    changes or adds loses its object and its .cmd, so it is rebuilt.  A
+#    file differs exactly when out/patched/src does not share its inode
+#    with out/stock/src (prepare-src.sh hard-links both to the base and
+#    gives every file the series changes or adds an inode of its own);
+#  - the fragments are stamped as unknown, so the tree is reconfigured
+#    from the stock Kconfig; Kconfig touches include/config/SYM for every
+#    option that changed or vanished, which rebuilds what tests them.
+# RDMA_HA_SEED=0 builds the stock kernel without it (dev/check-seed.sh
+# compares the two).
+seed_stock() {
+	local from=$OUT/patched/build-$variant tmp=$obj.seed want diffs
+	[ "${RDMA_HA_SEED:-1}" != 0 ] || return 0
+	want="$(cat "$OUT/patched/.src-stamp" 2>/dev/null) $(cat "$from/.rdma-ha-cfg" 2>/dev/null)"
+	[ -f "$from/.rdma-ha-origin" ] && [ -f "$from/.rdma-ha-built" ] || return 0
+	[ "$(cat "$from/.rdma-ha-origin")" = "$want" ] &&
+		[ "$(cat "$from/.rdma-ha-built")" = "$want" ] || return 0
+	log "seeding $tree-$variant from patched-$variant"
+	rm -rf "$tmp"
+	cp -a "$from" "$tmp"
+	rm -f "$tmp/.rdma-ha-origin" "$tmp/.rdma-ha-built" "$tmp/.rdma-ha-cfg"
+	ln -sfn "$src" "$tmp/source"
+	{ grep -rlIZ -F "$OUT/patched/" "$tmp" || true; } |
+	while IFS= read -r -d '' f; do
+		sed "s,$OUT/patched/,$OUT/stock/,g" "$f" >"$f.rdma-ha-tmp"
+		touch -r "$f" "$f.rdma-ha-tmp"
+		mv "$f.rdma-ha-tmp" "$f"
+	done
+	diffs=$(mktemp)
+	# Dependency lists name sources as ../src/FILE (ccache makes the
+	# paths relative to base_dir), command lines as $src/FILE: match both.
+	comm -23 <(cd "$OUT/patched/src" && find . -type f -printf '%P %i\n' | sort) \
+		 <(cd "$src" && find . -type f -printf '%P %i\n' | sort) |
+		sed 's,^\(.*\) [0-9]*$,/src/\1,' >"$diffs"
+	[ -s "$diffs" ] || die "out/patched/src and out/stock/src share every file"
+	{ grep -rlF --include='.*.cmd' -f "$diffs" "$tmp" || true; } |
+	while IFS= read -r f; do
+		rm -f "$f" "$(dirname "$f")/$(basename "$f" .cmd | sed 's/^\.//')"
+	done
+	rm -f "$diffs"
+	mv "$tmp" "$obj"
+}
+
+if [ "$tree" = stock ] && [ ! -d "$obj" ]; then
+	seed_stock
+fi
+if [ ! -d "$obj" ]; then
+	mkdir -p "$obj"
+	echo "$inputs" >"$obj/.rdma-ha-origin"
+fi
+rm -f "$obj/.rdma-ha-built"
+# Reconfigure when the fragments change.
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.rdma-ha-cfg" 2>/dev/null)" != "$cfg_hash" ]; then
 	log "configuring $tree-$variant"
 	kmake -s allnoconfig >/dev/null
@@ -61,4 +123,5 @@ fi
 
 log "building $tree-$variant kernel"
 kmake bzImage "$@"
+[ $# -gt 0 ] || echo "$inputs" >"$obj/.rdma-ha-built"
 log "kernel: $obj/arch/x86/boot/bzImage"

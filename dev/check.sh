@@ -90,8 +90,43 @@ build_kernels() {
 		kernels=$(selected_kernels | grep -xE 'patched|stock')
 	fi
 	for t in $kernels; do
-		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug
+		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug &&
+			[ "$t" = patched ] || run_check build/stock-pristine stock_pristine
 	done
+}
+
+# stock_pristine: the stock kernel holds nothing of the series.  A cold
+# stock build starts from a copy of the patched one (dev/build-kernel.sh,
+# seed_stock; dev/check-seed.sh proves the result byte for byte), so
+# check on every build that its configuration has none of the series'
+# options and that its link has none of the objects of the series' new
+# files, nor any global symbol they define.
+stock_pristine() {
+	local b=$OUT/stock/build-debug p=$OUT/patched/build-debug
+	local opt f o sym members bad=0
+	[ -f "$b/vmlinux.a" ] && [ -f "$b/System.map" ] ||
+		{ echo "no stock kernel in $b"; return 1; }
+	for opt in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' \
+			"$SELFTESTS/qemu/patched.config"); do
+		if grep -q "^$opt=" "$b/.config"; then
+			echo "stock .config sets $opt"; bad=1
+		fi
+	done
+	# (ar prints a thin archive's members relative to the working directory)
+	members=$(cd "$b" && ar t vmlinux.a)
+	for f in $(overlay_files | grep -E '^drivers/.*\.c$'); do
+		o=${f%.c}.o
+		if grep -qx "$o" <<<"$members"; then
+			echo "stock vmlinux.a links $o"; bad=1
+		fi
+		[ -f "$p/$o" ] || continue
+		for sym in $(nm -g --defined-only "$p/$o" | awk '{print $3}'); do
+			if awk -v s="$sym" '$3 == s { f = 1 } END { exit !f }' "$b/System.map"; then
+				echo "stock System.map has $sym (defined by $o)"; bad=1
+			fi
+		done
+	done
+	[ "$bad" = 0 ] && echo "stock kernel: no option, object or symbol of the series"
 }
 
 # ---- static checks ------------------------------------------------------
@@ -559,7 +594,8 @@ background_work() {
 	dkms_checks all
 	build_initramfs_debian
 	touch "$BG_READY.debian"
-	run_check build/stock-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" stock debug
+	run_check build/stock-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" stock debug &&
+		run_check build/stock-pristine stock_pristine
 	touch "$BG_READY.stock"
 	static_checks
 	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
