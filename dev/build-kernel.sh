@@ -67,6 +67,13 @@ seed_stock() {
 	[ -f "$from/.rdma-ha-origin" ] && [ -f "$from/.rdma-ha-built" ] || return 0
 	[ "$(cat "$from/.rdma-ha-origin")" = "$want" ] &&
 		[ "$(cat "$from/.rdma-ha-built")" = "$want" ] || return 0
+	# A file the series deletes could have been shadowed in an include
+	# path by one that stays: no dependency list would name it.
+	if [ -n "$(comm -13 <(cd "$OUT/patched/src" && find . -type f | sort) \
+			  <(cd "$src" && find . -type f | sort) | head -1)" ]; then
+		log "not seeding $tree-$variant: the series deletes files"
+		return 0
+	fi
 	log "seeding $tree-$variant from patched-$variant"
 	rm -rf "$tmp"
 	cp -a "$from" "$tmp"
