@@ -90,8 +90,11 @@ build_kernels() {
 		kernels=$(selected_kernels | grep -xE 'patched|stock')
 	fi
 	for t in $kernels; do
-		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug &&
-			[ "$t" = patched ] || run_check build/stock-pristine stock_pristine
+		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug ||
+			continue
+		if [ "$t" = stock ]; then
+			run_check build/stock-pristine stock_pristine
+		fi
 	done
 }
 
