@@ -61,17 +61,22 @@ inputs="$(cat "$OUT/$tree/.src-stamp") $cfg_hash"
 # RDMA_HA_SEED=0 builds the stock kernel without it (dev/check-seed.sh
 # compares the two).
 seed_stock() {
-	local from=$OUT/patched/build-$variant tmp=$obj.seed want diffs
+	local from=$OUT/patched/build-$variant tmp=$obj.seed want lists diffs
 	[ "${RDMA_HA_SEED:-1}" != 0 ] || return 0
 	want="$(cat "$OUT/patched/.src-stamp" 2>/dev/null) $(cat "$from/.rdma-ha-cfg" 2>/dev/null)"
 	[ -f "$from/.rdma-ha-origin" ] && [ -f "$from/.rdma-ha-built" ] || return 0
 	[ "$(cat "$from/.rdma-ha-origin")" = "$want" ] &&
 		[ "$(cat "$from/.rdma-ha-built")" = "$want" ] || return 0
+	# Both trees as "PATH INODE" lines, listed once.
+	lists=$(mktemp -d)
+	(cd "$OUT/patched/src" && find . -type f -printf '%P %i\n' | sort) >"$lists/patched"
+	(cd "$src" && find . -type f -printf '%P %i\n' | sort) >"$lists/stock"
 	# A file the series deletes could have been shadowed in an include
 	# path by one that stays: no dependency list would name it.
-	if [ -n "$(comm -13 <(cd "$OUT/patched/src" && find . -type f | sort) \
-			  <(cd "$src" && find . -type f | sort) | head -1)" ]; then
+	if [ -n "$(comm -13 <(sed 's/ [0-9]*$//' "$lists/patched") \
+			  <(sed 's/ [0-9]*$//' "$lists/stock") | head -1)" ]; then
 		log "not seeding $tree-$variant: the series deletes files"
+		rm -rf "$lists"
 		return 0
 	fi
 	log "seeding $tree-$variant from patched-$variant"
@@ -85,18 +90,17 @@ seed_stock() {
 		touch -r "$f" "$f.rdma-ha-tmp"
 		mv "$f.rdma-ha-tmp" "$f"
 	done
-	diffs=$(mktemp)
+	diffs=$lists/differ
 	# Dependency lists name sources as ../src/FILE (ccache makes the
 	# paths relative to base_dir), command lines as $src/FILE: match both.
-	comm -23 <(cd "$OUT/patched/src" && find . -type f -printf '%P %i\n' | sort) \
-		 <(cd "$src" && find . -type f -printf '%P %i\n' | sort) |
+	comm -23 "$lists/patched" "$lists/stock" |
 		sed 's,^\(.*\) [0-9]*$,/src/\1,' >"$diffs"
 	[ -s "$diffs" ] || die "out/patched/src and out/stock/src share every file"
 	{ grep -rlF --include='.*.cmd' -f "$diffs" "$tmp" || true; } |
 	while IFS= read -r f; do
 		rm -f "$f" "$(dirname "$f")/$(basename "$f" .cmd | sed 's/^\.//')"
 	done
-	rm -f "$diffs"
+	rm -rf "$lists"
 	mv "$tmp" "$obj"
 }
 

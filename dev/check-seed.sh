@@ -9,7 +9,7 @@
 # and compares the images, vmlinux, the symbol map and the configuration
 # byte for byte.  The patched kernel of the variant is built first.  Leaves
 # the seeded build in place.  Takes as long as a stock build through ccache
-# (about 8 minutes for the debug variant on 2 cores).
+# (4m55s for the debug variant on 2 cores with a warm ccache).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -106,7 +106,7 @@ build_kernels() {
 # files, nor any global symbol they define.
 stock_pristine() {
 	local b=$OUT/stock/build-debug p=$OUT/patched/build-debug
-	local opt f o sym members bad=0
+	local opt f o syms members bad=0
 	[ -f "$b/vmlinux.a" ] && [ -f "$b/System.map" ] ||
 		{ echo "no stock kernel in $b"; return 1; }
 	for opt in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' \
@@ -123,11 +123,11 @@ stock_pristine() {
 			echo "stock vmlinux.a links $o"; bad=1
 		fi
 		[ -f "$p/$o" ] || continue
-		for sym in $(nm -g --defined-only "$p/$o" | awk '{print $3}'); do
-			if awk -v s="$sym" '$3 == s { f = 1 } END { exit !f }' "$b/System.map"; then
-				echo "stock System.map has $sym (defined by $o)"; bad=1
-			fi
-		done
+		syms=$(nm -g --defined-only "$p/$o" | awk 'NR == FNR { s[$3]; next }
+			$3 in s { print $3 }' - "$b/System.map")
+		if [ -n "$syms" ]; then
+			echo "stock System.map has symbols of $o:" $syms; bad=1
+		fi
 	done
 	[ "$bad" = 0 ] && echo "stock kernel: no option, object or symbol of the series"
 }
