@@ -52,9 +52,10 @@ load() {
 		barrier "load-$1-sums"
 		timeout 10 nc "$PEER_IP" $((port + 1)) </tmp/sums-$1
 	else
-		end=$(( $(cut -d. -f1 /proc/uptime) + LOAD_S ))
+		boot_secs
+		end=$((BOOT_SECS + LOAD_S))
 		sleep 1
-		while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+		while boot_secs && [ "$BOOT_SECS" -lt $end ]; do
 			if timeout 60 nc "$PEER_IB" $port </tmp/blob; then
 				n=$((n + 1))
 			else
