@@ -11,6 +11,10 @@ SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
 export OUT ?= $(CURDIR)/out
 # FRESH=1: repeat guest runs whose inputs passed before (see dev/check.sh)
 export RDMA_HA_FRESH = $(FRESH)
+# LANES=N: guest runs at once (default 2, see dev/check.sh)
+ifneq ($(LANES),)
+export RDMA_HA_LANES = $(LANES)
+endif
 
 .PHONY: all help demo check static kunit vmtest bench dkms check-dkms base src kernel stock debug \
 	release stock-release check-seed tools initramfs tree export roundtrip series \
@@ -21,7 +25,8 @@ all: kernel
 help:
 	@echo "make demo        build the patched kernel, run the failover demo, print the timeline"
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
-	@echo "                 (FRESH=1: also repeat guest runs that passed with identical inputs)"
+	@echo "                 (FRESH=1: also repeat guest runs that passed with identical inputs;"
+	@echo "                  LANES=N: N guest runs at once, default 2)"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel"
 	@echo "make vmtest T=x[,y]  QEMU scenarios (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"

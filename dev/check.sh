@@ -519,19 +519,92 @@ kind_group() {
 	esac
 }
 
-# A scenario's kernel= header lists kernel kinds, or mixed pairs A+B of
-# two-guest scenarios: guest a boots kind A, guest b kind B (vm/NAME@A+B).
-run_scenarios() {
-	local s name kernels k ka kb log rc t0 took key why
-	for s in "$SELFTESTS"/*.sh; do
-		grep -q '^# rdma-ha:' "$s" || continue
-		name=$(basename "$s" .sh)
-		selected "$name" || continue
-		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
-		for k in $kernels; do
-			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
-			[ -z "${GROUP:-}" ] || [ "$(kind_group "$k")" = "$GROUP" ] || continue
+# ---- lanes --------------------------------------------------------------
+#
+# Guest runs go LANES at a time (RDMA_HA_LANES, make check LANES=N;
+# default 2).  A run is a pair of guests that mostly wait (for timers,
+# links, peers, their own observation windows), so two runs share two
+# cores and a check takes about half as long; each run keeps its own
+# ports, monitor sockets and output directory (qemu/vm.sh).  Results are
+# printed as runs end.  In a full check a run of group 2 or 3 (see
+# kind_group) starts only when the background has made what it boots.
+LANES=${RDMA_HA_LANES:-2}
+case "$LANES" in
+''|*[!0-9]*|0*) die "RDMA_HA_LANES (make check LANES=) must be a number from 1, not '$LANES'" ;;
+esac
+VM_RUNNER=vm_run
+declare -A LANE=()	# pid -> "NAME KIND T0 KEY RETRIED"
+BG_PID=
+
+# run_ready KIND: a guest run of KIND can start now.
+run_ready() {
+	[ -n "$BG_PID" ] || return 0
+	case $(kind_group "$1") in
+	2) [ -e "$BG_READY.debian" ] || ! kill -0 "$BG_PID" 2>/dev/null ;;
+	3) [ -e "$BG_READY.stock" ] || ! kill -0 "$BG_PID" 2>/dev/null ;;
+	*) true ;;
+	esac
+}
+
+# lane_start NAME KIND [RETRIED]: start guest run NAME@KIND in a lane.
+# Its exit status goes to OUTDIR.rc, which is how lane_reap sees it end.
+lane_start() {
+	local name=$1 k=$2 out=$LOGDIR/vm-$1-$2
+	rm -f "$out.rc"
+	( "$VM_RUNNER" "$name" "${k%+*}" "${k#*+}" "$out" "$LOGDIR/vm-$name-$k.log"
+	  echo $? >"$out.rc.tmp" && mv "$out.rc.tmp" "$out.rc" ) &
+	LANE[$!]="$name $k $(date +%s) $3 ${4:-0}"
+}
+
+# lane_reap: wait until a run ends and record it.
+lane_reap() {
+	local pid name k t0 key retried rc took log out why
+	while :; do
+		for pid in "${!LANE[@]}"; do
+			read -r name k t0 key retried <<<"${LANE[$pid]}"
+			out=$LOGDIR/vm-$name-$k
+			[ -f "$out.rc" ] || continue
+			wait "$pid"
+			unset "LANE[$pid]"
+			rc=$(cat "$out.rc")
 			log=$LOGDIR/vm-$name-$k.log
+			if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$retried" = 0 ] &&
+			   why=$(debian_boot_panic "$out" "${k%+*}" "${k#*+}"); then
+				echo "vm/$name@$k: $why; booting again"
+				mv "$log" "$log.first-boot"
+				rm -rf "$out.first-boot"
+				mv "$out" "$out.first-boot"
+				lane_start "$name" "$k" "$key" 1
+				return 0
+			fi
+			took=$(( $(date +%s) - t0 ))
+			if [ "$rc" -eq 0 ]; then
+				verdict_store "$key" "$log" "$took"
+			else
+				verdict_drop "$key"
+			fi
+			case $rc in
+			0) result "vm/$name@$k" PASS "$took s" ;;
+			4) result "vm/$name@$k" SKIP "$took s" ;;
+			*) result "vm/$name@$k" FAIL "$took s, rc=$rc, log: $log"
+			   tail -n 80 "$log" | sed 's/^/    | /'
+			   digest "vm/$name" "$log" "$out" ;;
+			esac
+			return 0
+		done
+		sleep 1
+	done
+}
+
+# lanes_run RUN...: the guest runs "NAME KIND", in this order, LANES at
+# a time.
+lanes_run() {
+	local i=1 name k ka kb key
+	while [ "$i" -le $# ] || [ ${#LANE[@]} -gt 0 ]; do
+		if [ "$i" -le $# ] && [ ${#LANE[@]} -lt "$LANES" ] &&
+		   run_ready "${!i#* }"; then
+			read -r name k <<<"${!i}"
+			i=$((i + 1))
 			ka=${k%+*} kb=${k#*+}
 			if [ ! -f "$(kernel_image "$ka")" ] || [ ! -f "$(initrd "$ka")" ] ||
 			   [ ! -f "$(kernel_image "$kb")" ] || [ ! -f "$(initrd "$kb")" ]; then
@@ -541,39 +614,82 @@ run_scenarios() {
 			key=$(verdict_key "vm/$name@$k" \
 				"$(kernel_image "$ka")" "$(initrd "$ka")" \
 				"$(kernel_image "$kb")" "$(initrd "$kb")")
-			if verdict_cached "$key" "$log"; then
+			if verdict_cached "$key" "$LOGDIR/vm-$name-$k.log"; then
 				CACHED=$((CACHED + 1))
 				result "vm/$name@$k" PASS "$(verdict_note "$key")"
 				continue
 			fi
-			t0=$(date +%s)
-			vm_run "$name" "$ka" "$kb" "$LOGDIR/vm-$name-$k" "$log"
-			rc=$?
-			if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] &&
-			   why=$(debian_boot_panic "$LOGDIR/vm-$name-$k" "$ka" "$kb"); then
-				echo "vm/$name@$k: $why; booting again"
-				mv "$log" "$log.first-boot"
-				rm -rf "$LOGDIR/vm-$name-$k.first-boot"
-				mv "$LOGDIR/vm-$name-$k" "$LOGDIR/vm-$name-$k.first-boot"
-				vm_run "$name" "$ka" "$kb" "$LOGDIR/vm-$name-$k" "$log"
-				rc=$?
-			fi
-			took=$(( $(date +%s) - t0 ))
-			if [ "$rc" -eq 0 ]; then
-				verdict_store "$key" "$log" "$took"
-			else
-				verdict_drop "$key"
-			fi
-			took="$took s"
-			case $rc in
-			0) result "vm/$name@$k" PASS "$took" ;;
-			4) result "vm/$name@$k" SKIP "$took" ;;
-			*) result "vm/$name@$k" FAIL "$took, rc=$rc, log: $log"
-			   tail -n 80 "$log" | sed 's/^/    | /'
-			   digest "vm/$name" "$log" "$LOGDIR/vm-$name-$k" ;;
-			esac
+			lane_start "$name" "$k" "$key"
+		elif [ ${#LANE[@]} -gt 0 ]; then
+			lane_reap
+		else
+			sleep 2	# the next run waits for the background
+		fi
+	done
+}
+
+# lanes_selftest: no more than LANES runs at once, and that many when
+# there is work; each result recorded once; a run of the stock kernel
+# starts only after the background has built it.
+lanes_selftest() (
+	local d runs=() i max
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"; kill $(jobs -p) 2>/dev/null' EXIT
+	LOGDIR=$d VERDICTS=$d/verdicts BG_READY=$d/.ready LANES=2
+	PASSED=0 FAILED=0 SKIPPED=0 FAILED_NAMES=() DIGEST=()
+	echo image >"$d/img"
+	kernel_image() { echo "$d/img"; }
+	initrd() { echo "$d/img"; }
+	# the fake guest run: counts who runs beside it, passes but for "bad"
+	fake_run() {
+		mkdir -p "$d/running" "$4"
+		echo "$(date +%s.%N) start $1" >>"$d/order"
+		touch "$d/running/$1"
+		sleep 1.5
+		ls "$d/running" | wc -l >>"$d/width"
+		rm -f "$d/running/$1"
+		echo "TEST $1: done" >"$5"
+		[ "$1" != bad ]
+	}
+	VM_RUNNER=fake_run
+	sleep 300 &
+	BG_PID=$!
+	for i in r1 r2 bad r4; do runs+=("$i patched"); done
+	runs+=("r5 stock")
+	( sleep 6; echo "$(date +%s.%N) ready" >>"$d/order"; touch "$BG_READY.stock" ) &
+	lanes_run "${runs[@]}" >"$d/out" 2>&1
+	max=$(sort -n "$d/width" | tail -n 1)
+	[ "$max" = 2 ] || { echo "$max runs at once with LANES=2"; exit 1; }
+	[ "$PASSED $FAILED" = "4 1" ] ||
+		{ echo "counted $PASSED passed, $FAILED failed"; cat "$d/out"; exit 1; }
+	[ "${FAILED_NAMES[*]}" = vm/bad@patched ] ||
+		{ echo "failed: ${FAILED_NAMES[*]}"; exit 1; }
+	[ "$(grep -c 'TEST vm/' "$d/out")" = 5 ] ||
+		{ echo "not one result per run:"; cat "$d/out"; exit 1; }
+	sort -n "$d/order" | tail -n 2 | head -n 1 | grep -q ' ready$' ||
+		{ echo "the stock run started before the stock kernel was ready:"; sort -n "$d/order"; exit 1; }
+	echo "lanes: at most $LANES runs at once, one result each, stock after ready"
+)
+
+# A scenario's kernel= header lists kernel kinds, or mixed pairs A+B of
+# two-guest scenarios: guest a boots kind A, guest b kind B (vm/NAME@A+B).
+run_scenarios() {
+	local s name kernels k runs=()
+	for s in "$SELFTESTS"/*.sh; do
+		grep -q '^# rdma-ha:' "$s" || continue
+		name=$(basename "$s" .sh)
+		selected "$name" || continue
+		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
+		for k in $kernels; do
+			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
+			runs+=("$(kind_group "$k") $name $k")
 		done
 	done
+	[ ${#runs[@]} -gt 0 ] || return 0
+	# by what they boot (a full check has Debian's kernel, then the
+	# stock kernel, later), in file order within a group
+	mapfile -t runs < <(printf '%s\n' "${runs[@]}" | sort -s -n -k1,1 | cut -d' ' -f2-)
+	lanes_run "${runs[@]}"
 }
 
 # ---- the work that overlaps the guest runs ------------------------------
@@ -604,14 +720,6 @@ background_work() {
 	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
 		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh"
 	fi
-}
-
-# wait_ready debian|stock PID: until the background has made what the
-# guests of that kernel need (or has ended).
-wait_ready() {
-	while [ ! -e "$BG_READY.$1" ] && kill -0 "$2" 2>/dev/null; do
-		sleep 2
-	done
 }
 
 # record_background OUT: count the results background_work printed.
@@ -653,6 +761,7 @@ check_selftests() {
 	run_check check/verdict-cache verdict_selftest
 	run_check check/background-record record_selftest
 	run_check check/boot-panic boot_panic_selftest
+	run_check check/lanes lanes_selftest
 }
 
 # ---- main ---------------------------------------------------------------
@@ -670,12 +779,9 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow the guests')"
 	background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
+	BG_PID=$bg
 	run_kunit
-	GROUP=1 run_scenarios
-	wait_ready debian "$bg"
-	GROUP=2 run_scenarios
-	wait_ready stock "$bg"
-	GROUP=3 run_scenarios
+	run_scenarios
 	wait "$bg"
 	record_background "$LOGDIR/background.out"
 else
