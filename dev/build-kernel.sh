@@ -8,8 +8,10 @@
 # The object directory sits next to the source (out/TREE/{src,build-*}) so
 # that ccache, with base_dir set to out/, sees the same relative paths for
 # the stock and the patched tree and shares every unchanged object.
-set -euo pipefail
+set -Eeuo pipefail
 . "$(dirname "$0")/lib.sh"
+# set -e ends the script on a failed command: say which.
+trap 'echo "build-kernel.sh: line $LINENO: exit status $?" >&2' ERR
 
 tree=${1:?usage: $0 stock|patched release|debug}
 variant=${2:?usage: $0 stock|patched release|debug}
@@ -83,6 +85,10 @@ seed_stock() {
 	rm -rf "$tmp"
 	cp -a "$from" "$tmp"
 	rm -f "$tmp/.rdma-ha-origin" "$tmp/.rdma-ha-built" "$tmp/.rdma-ha-cfg"
+	# The link's products are the patched kernel's: a stock build that
+	# fails must not leave them behind for the stock guests to boot.
+	rm -f "$tmp/vmlinux" "$tmp/vmlinux.o" "$tmp/vmlinux.a" "$tmp/System.map" \
+		"$tmp/arch/x86/boot/bzImage" "$tmp/arch/x86/boot/compressed/vmlinux"
 	ln -sfn "$src" "$tmp/source"
 	{ grep -rlIZ -F "$OUT/patched/" "$tmp" || true; } |
 	while IFS= read -r -d '' f; do
@@ -122,8 +128,10 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.rdma-ha-cfg" 2>/dev/null)" != "$cf
 	# Every option asked for must have survived Kconfig's dependencies.
 	bad=$(cat $frags | grep -E '^CONFIG_[A-Z0-9_]+=' | while IFS= read -r l; do
 		opt=${l%%=*}; val=${l#*=}
+		# (every branch ends in success: the loop's status is that of
+		# its last command, and set -e would end the script silently)
 		if [ "$val" = n ]; then
-			grep -q "^$opt=" "$obj/.config" && echo "$l"
+			if grep -q "^$opt=" "$obj/.config"; then echo "$l"; fi
 		else
 			grep -qx "$l" "$obj/.config" || echo "$l"
 		fi
