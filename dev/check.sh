@@ -694,32 +694,35 @@ run_scenarios() {
 
 # ---- the work that overlaps the guest runs ------------------------------
 #
-# A full check (no --only, no --scenario) is bound by two cores.  The
-# guest runs leave part of them idle (the guests wait for timers, links
-# and peers), so once the patched kernel is built the guests that boot
-# only it run in the foreground while the rest runs beside them under
-# SCHED_IDLE, which gets a CPU only when no guest wants one: first what
-# the "debian" guests need (the DKMS modules, Debian's initramfs), then
-# the stock kernel, then what no guest needs (static checks, the round
-# trip).  The foreground boots Debian's kernel once its part is ready and
-# the stock kernel once it is built.  The background's results are
-# counted when it has ended, in its order.
+# A full check (no --only, no --scenario) is bound by two cores.  Once the
+# patched kernel is built, KUnit and the guest runs go in the foreground
+# (in lanes, above) and the rest beside them: first what the guests of
+# Debian's and of the stock kernel boot (the DKMS modules and Debian's
+# initramfs, then the stock kernel), at the guests' own priority, so that
+# those runs can start while the lanes are busy; then what no guest needs,
+# the static checks and the round trip, beside each other under
+# SCHED_IDLE, which gets a CPU only when no guest wants one.  The
+# background's results are counted when it has ended, in its order.
 BG_READY=$LOGDIR/.ready
 
 # background_work: what runs beside the guests.
 background_work() {
-	chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 ||
-		renice -n 19 -p "$BASHPID" >/dev/null
+	local rt=$LOGDIR/.roundtrip.out
 	dkms_checks all
 	build_initramfs_debian
 	touch "$BG_READY.debian"
 	run_check build/stock-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" stock debug &&
 		run_check build/stock-pristine stock_pristine
 	touch "$BG_READY.stock"
-	static_checks
+	chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 ||
+		renice -n 19 -p "$BASHPID" >/dev/null
+	: >"$rt"
 	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
-		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh"
+		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh" >"$rt" 2>&1 &
 	fi
+	static_checks
+	wait
+	cat "$rt"
 }
 
 # record_background OUT: count the results background_work printed.
