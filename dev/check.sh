@@ -535,10 +535,12 @@ kind_group() {
 # ---- lanes --------------------------------------------------------------
 #
 # Guest runs go LANES at a time (RDMA_HA_LANES, make check LANES=N;
-# default 2).  A run is a pair of guests that mostly wait (for timers,
-# links, peers, their own observation windows), so two runs share two
-# cores and a check takes about half as long; each run keeps its own
-# ports, monitor sockets and output directory (qemu/vm.sh).  Results are
+# default 2).  A run alone leaves part of the two cores idle (its guests
+# wait for timers, links, peers); two at once keep them busy, but each
+# run then takes longer (vCPUs preempted while their sibling spins: a
+# cold check spent 87 core-minutes either way), so the gain is the idle
+# time only.  Each run keeps its own ports, monitor sockets and output
+# directory (qemu/vm.sh).  Results are
 # printed as runs end.  In a full check a run of group 2 or 3 (see
 # kind_group) starts only when the background has made what it boots.
 LANES=${RDMA_HA_LANES:-2}
@@ -559,7 +561,8 @@ run_ready() {
 	esac
 }
 
-# lane_start NAME KIND [RETRIED]: start guest run NAME@KIND in a lane.
+# lane_start NAME KIND KEY [RETRIED]: start guest run NAME@KIND (verdict
+# cache key KEY; RETRIED=1 for a second boot) in a lane.
 # Its exit status goes to OUTDIR.rc, which is how lane_reap sees it end.
 lane_start() {
 	local name=$1 k=$2 out=$LOGDIR/vm-$1-$2
