@@ -377,6 +377,16 @@ digest() {
 # everything; CI, on a fresh clone, has nothing cached.
 VERDICTS=$OUT/verdicts
 CACHED=0
+GUEST_CPU=0 GUEST_RUNS=0
+
+# run_cpu LOG: the host CPU seconds a guest run took, from vm.sh's last
+# "TEST NAME: VERDICT (WALLs, N CPU-s)" line in LOG (empty if none);
+# adds them to GUEST_CPU.
+RUN_CPU=
+run_cpu() {
+	RUN_CPU=$(sed -n 's/^TEST [^ ]*: [A-Z]* ([0-9]*s, \([0-9]*\) CPU-s)$/\1/p' "$1" | tail -n1)
+	[ -z "$RUN_CPU" ] || { GUEST_CPU=$((GUEST_CPU + RUN_CPU)); GUEST_RUNS=$((GUEST_RUNS + 1)); }
+}
 
 # verdict_key NAME FILE...: the cache key of run NAME booting FILEs.
 verdict_key() {
@@ -450,6 +460,7 @@ run_kunit() {
 		t0=$(date +%s)
 		"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
 			--outdir "$LOGDIR/kunit" >"$log" 2>&1 || rc=$?
+		run_cpu "$log"
 		if [ "$rc" -eq 0 ] && ! grep -qE '^TEST [^ ]+: FAIL' "$log"; then
 			verdict_store "$key" "$log" "$(( $(date +%s) - t0 ))"
 		else
@@ -537,11 +548,11 @@ kind_group() {
 # Guest runs go LANES at a time (RDMA_HA_LANES, make check LANES=N;
 # default 2).  A run alone leaves part of the two cores idle (its guests
 # wait for timers, links, peers); two at once keep them busy, but each
-# run then takes longer (vCPUs preempted while their sibling spins: a
-# cold check spent 87 core-minutes either way), so the gain is the idle
-# time only.  Each run keeps its own ports, monitor sockets and output
-# directory (qemu/vm.sh).  Results are
-# printed as runs end.  In a full check a run of group 2 or 3 (see
+# run then takes longer and more host CPU (a cold check spent 87
+# core-minutes either way), so the gain is the idle time only.  Each run
+# keeps its own ports, monitor sockets and output directory (qemu/vm.sh).
+# Results are printed as runs end, with the host CPU each took; the
+# check ends with their sum.  In a full check a run of group 2 or 3 (see
 # kind_group) starts only when the background has made what it boots.
 LANES=${RDMA_HA_LANES:-2}
 case "$LANES" in
@@ -599,10 +610,12 @@ lane_reap() {
 			else
 				verdict_drop "$key"
 			fi
+			run_cpu "$log"
+			took="$took s${RUN_CPU:+, $RUN_CPU CPU-s}"
 			case $rc in
-			0) result "vm/$name@$k" PASS "$took s" ;;
-			4) result "vm/$name@$k" SKIP "$took s" ;;
-			*) result "vm/$name@$k" FAIL "$took s, rc=$rc, log: $log"
+			0) result "vm/$name@$k" PASS "$took" ;;
+			4) result "vm/$name@$k" SKIP "$took" ;;
+			*) result "vm/$name@$k" FAIL "$took, rc=$rc, log: $log"
 			   tail -n 80 "$log" | sed 's/^/    | /'
 			   digest "vm/$name" "$log" "$out" ;;
 			esac
@@ -829,6 +842,8 @@ fi
 
 echo
 echo "check took $(( $(date +%s) - start )) s; logs in $LOGDIR"
+[ "$GUEST_RUNS" -eq 0 ] ||
+	echo "$GUEST_RUNS guest runs took $GUEST_CPU s of host CPU (user and system)"
 [ "$CACHED" -eq 0 ] ||
 	echo "$CACHED guest runs reused from earlier passes with identical inputs (FRESH=1 repeats them)"
 if [ ${#DIGEST[@]} -gt 0 ]; then

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=1200 kernel=patched
+# rdma-ha: guests=2 timeout=1200 kernel=patched smp=2
 #
 # RDMA CM HA modes under churn, on the debug kernel (lockdep, kmemleak,
-# debug objects; the runner fails the scenario on any splat or leak).
+# debug objects; the runner fails the scenario on any splat or leak), with
+# two vCPUs per guest (smp=2): the CM's work items, the port and netdev
+# events and the programs' rdma_ucm calls really run at the same time.
 # Topology as in cma_ha_ib.sh: bond0 over IPoIB ib0/ib1 on sib0/sib1.
 #
 # One server (guest a) and one client (guest b, --reconnect) per mode

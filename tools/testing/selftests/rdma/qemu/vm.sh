@@ -10,9 +10,10 @@
 #   vm.sh kunit --kernel BZIMAGE [--initrd CPIO] [--filter GLOB]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
 #
-# run: boots one or two guests (TCG, -cpu max, 2 vCPUs, 1 GiB) that run
-# /selftests/NAME.sh a (and b).  --guests and --timeout default to the
-# scenario's "# rdma-ha: guests=N timeout=SEC" header.  Guest b boots
+# run: boots one or two guests (TCG, -cpu max, 1 GiB, one vCPU unless
+# --smp says more) that run /selftests/NAME.sh a (and b).  --guests,
+# --timeout and --smp default to the scenario's "# rdma-ha: guests=N
+# timeout=SEC smp=N" header (smp: 1 without one).  Guest b boots
 # --kernel-b and --initrd-b when given (a mixed pair, such as Debian's
 # kernel against the patched one), --kernel and --initrd otherwise.
 # --mem gives each guest MIB MiB instead (benchmarks that hold many
@@ -22,6 +23,24 @@
 # distribution kernel such as Debian's vmlinuz with an initramfs that
 # carries its modules (build-initramfs.sh KMOD_ROOT=...; dev/check.sh
 # makes one with the replacement modules for its "debian" kernel kind).
+#
+# CPUs and clock: a second vCPU is a scenario's choice (smp=2 where
+# concurrency is the point, cma_ha_race): under TCG it cost 30-45% more
+# host CPU per run (cma_ha_ib 236-252 CPU-s against 185, ipoib_cm_load
+# 194 against 132).  The vCPUs are sockets of one core each: our kernel
+# has no ACPI and finds its CPUs in SeaBIOS's MP table, which lists one
+# CPU per package, so two cores of one socket boot as one CPU (as every
+# guest of ours did before; Debian's kernel reads ACPI and saw two).
+#
+# Our kernel has no HPET or PM timer either, and calibrating the TSC
+# against the PIT fails under TCG, after which it keeps time in jiffies:
+# 4 ms steps, no high-resolution timers, and behind by the ticks lost
+# while QEMU waits for a host CPU (seen: 1.8 s in 62 s beside a busy
+# lane).  Under TCG a guest's TSC is the host's, so the rate tsc_khz.c
+# measures on the host is passed as tsc_early_khz=, with tsc=reliable (no
+# watchdog to judge it against jiffies); cma_ha_ib took 212 CPU-s so and
+# 203 with jiffies, side by side.  Debian's kernel (ACPI) gets the same:
+# its own calibration would find that rate.
 #
 # Network: every guest has two virtio-net NICs, netdevs n0 and n1, MAC
 # 52:54:00:00:0G:0N (G = guest 1|2, N = NIC 0|1), backed by QEMU socket
@@ -55,7 +74,8 @@
 # Verdict: PASS when every guest printed RDMA-HA-RESULT PASS and no console
 # shows a kernel splat; SKIP when one skipped and none failed; FAIL
 # otherwise, with the reason and the last 60 console lines of each guest.
-# Prints "TEST NAME: PASS|FAIL|SKIP (SECONDS)"; exits 0, 1 or 4.
+# Prints "TEST NAME: PASS|FAIL|SKIP (SECONDS, CPU-SECONDS)", the wall and
+# the host CPU time (user and system) of the run; exits 0, 1 or 4.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,6 +94,7 @@ die() { echo "vm.sh: $*" >&2; exit 2; }
 mode=${1:-}
 [ $# -gt 0 ] && shift
 kernel='' initrd='' kernel_b='' initrd_b='' test='' guests='' timeout='' outdir='' append='' filter=''
+smp=''
 mem=1024
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -88,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--append)  append=$2; shift 2 ;;
 	--filter)  filter=$2; shift 2 ;;
 	--mem)     mem=$2; shift 2 ;;
+	--smp)     smp=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -118,6 +140,7 @@ if [ "$mode" = run ]; then
 	[ -f "$sel/$test.sh" ] || die "no scenario $sel/$test.sh"
 	guests=${guests:-$(header_value "$test" guests)}
 	timeout=${timeout:-$(header_value "$test" timeout)}
+	smp=${smp:-$(header_value "$test" smp)}
 	label=$test
 else
 	test=kunit
@@ -125,6 +148,8 @@ else
 	label=kunit
 fi
 guests=${guests:-1}
+smp=${smp:-1}
+case "$smp" in 1|2|3|4) ;; *) die "--smp 1 to 4" ;; esac
 timeout=${timeout:-120}
 case "$guests" in 1) names="a" ;; 2) names="a b" ;; *) die "--guests 1|2" ;; esac
 outdir=${outdir:-$root/out/vm/runs/$label-$(date +%Y%m%d-%H%M%S)-$$}
@@ -229,6 +254,20 @@ console_watch() {
 
 # ---- boot ----
 cmdline="console=ttyS0 panic=-1 bonding.max_bonds=0"
+# tsc_khz: the host TSC's rate (see "CPUs and clock" above), or nothing
+# when it cannot be measured (the guest then falls back to jiffies).
+tsc_khz() {
+	command -v cc >/dev/null &&
+		cc -O2 -o "$outdir/.tsc_khz" "$here/tsc_khz.c" 2>>"$outdir/host.log" &&
+		"$outdir/.tsc_khz"
+	rm -f "$outdir/.tsc_khz"
+}
+khz=$(tsc_khz)
+if [[ $khz =~ ^[1-9][0-9]{5,7}$ ]]; then
+	cmdline="$cmdline tsc_early_khz=$khz tsc=reliable"
+else
+	printf 'host %s - no TSC rate for the guests (%s)\n' "$EPOCHREALTIME" "$khz" >>"$outdir/host.log"
+fi
 if [ "$mode" = kunit ]; then
 	cmdline="$cmdline kunit.enable=1 rdma_ha.kunit=1"
 	[ -z "$filter" ] || cmdline="$cmdline kunit.filter_glob=$filter"
@@ -253,7 +292,7 @@ launch() {
 		extra="rdma_ha.timeout=$gtimeout $extra"
 	fi
 	[ "${boot[$g]}" = 1 ] || extra="$extra rdma_ha.boot=${boot[$g]}"
-	args=(-machine q35 -cpu max -accel tcg -smp 2 -m "${mem}M"
+	args=(-machine q35 -cpu max -accel tcg -smp "$smp,sockets=$smp,cores=1,threads=1" -m "${mem}M"
 	      -nodefaults -display none -no-reboot -serial stdio
 	      -monitor "unix:$outdir/$g.mon,server,nowait"
 	      -kernel "$k" -initrd "$i"
@@ -334,6 +373,17 @@ for g in $names; do
 	wait "${wpid[$g]}" 2>/dev/null
 done
 elapsed=$(awk -v a="$start_epoch" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+# The host CPU the run took: user and system time of the QEMUs and of
+# everything else this script waited for (bash's times, second line; in
+# this shell, a subshell's children are not ours).
+times >"$outdir/.times"
+cpu=$(awk 'NR == 2 {
+	t = 0
+	for (i = 1; i <= 2; i++) {
+		split($i, p, "m"); t += p[1] * 60 + p[2]
+	}
+	printf "%.0f", t }' "$outdir/.times")
+rm -f "$outdir/.times"
 
 # last_boot CONSOLE: the console of the guest's last boot (after the last
 # restart mark).
@@ -392,6 +442,6 @@ if [ "$verdict" = FAIL ]; then
 	done
 	[ ! -s "$outdir/host.log" ] || { echo "# ---- host.log ----"; sed 's/^/# /' "$outdir/host.log"; }
 fi
-echo "TEST $label: $verdict (${elapsed}s)"
-echo "$verdict" >"$outdir/verdict"
+echo "TEST $label: $verdict (${elapsed}s, $cpu CPU-s)"
+printf '%s\n' "$verdict" "${reasons[@]}" >"$outdir/verdict"
 case $verdict in PASS) exit 0 ;; SKIP) exit 4 ;; *) exit 1 ;; esac
