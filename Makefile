@@ -93,7 +93,7 @@ tools:
 	$(MAKE) -C tools/rdma O=$(OUT)/tools
 
 initramfs: tools
-	$(SELFTESTS)/qemu/build-initramfs.sh $(OUT)/initramfs.cpio.gz
+	$(SELFTESTS)/qemu/build-initramfs.sh $(OUT)/initramfs.cpio
 
 tree:
 	$(DEV)/tree.sh import
@@ -109,8 +109,7 @@ series:
 
 clean:
 	rm -rf $(OUT)/patched $(OUT)/stock $(OUT)/check $(OUT)/tools \
-		$(OUT)/initramfs.cpio.gz $(OUT)/series $(OUT)/dkms \
-		$(OUT)/initramfs-debian.cpio.gz
+		$(OUT)/initramfs*.cpio* $(OUT)/series $(OUT)/dkms
 
 distclean:
 	rm -rf $(OUT)

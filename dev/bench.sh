@@ -56,7 +56,7 @@ if [ $build = 1 ]; then
 		"$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" "$variant"
 	done
 	make -s -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
-	"$sel/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
+	"$sel/qemu/build-initramfs.sh" "$OUT/initramfs.cpio"
 fi
 
 # The RDMA_HA_BENCH_* knobs, as kernel command line arguments for init.sh.
@@ -91,7 +91,7 @@ for s in "$sel"/bench_*.sh; do
 	case ",$(meta "$s" kernel)," in *,debian,*) ;; *) continue ;; esac
 	"$RDMA_HA_ROOT/dev/dkms.sh" all
 	KMOD_ROOT="$OUT/dkms/modroot" EXTRA_ROOT="$OUT/dkms/guest" \
-		"$sel/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio.gz"
+		"$sel/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio"
 	break
 done
 
@@ -104,8 +104,8 @@ kernel() {
 }
 initrd() {
 	case $1 in
-	debian) echo "$OUT/initramfs-debian.cpio.gz" ;;
-	*) echo "$OUT/initramfs.cpio.gz" ;;
+	debian) echo "$OUT/initramfs-debian.cpio" ;;
+	*) echo "$OUT/initramfs.cpio" ;;
 	esac
 }
 

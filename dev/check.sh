@@ -287,16 +287,16 @@ dkms_checks() {
 
 build_initramfs() {
 	run_check tools/build make -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
-	run_check initramfs "$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs.cpio.gz"
+	run_check initramfs "$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs.cpio"
 }
 
 # The "debian" guests: Debian's modules plus the replacements.
 build_initramfs_debian() {
-	rm -f "$OUT/initramfs-debian.cpio.gz"
+	rm -f "$OUT/initramfs-debian.cpio"
 	[ -d "$OUT/dkms/modroot" ] || return 0
 	run_check initramfs/debian env KMOD_ROOT="$OUT/dkms/modroot" \
 		EXTRA_ROOT="$OUT/dkms/guest" \
-		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio.gz"
+		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio"
 }
 
 # kernel_image KIND / initrd KIND: what a guest of kernel KIND boots.
@@ -308,8 +308,8 @@ kernel_image() {
 }
 initrd() {
 	case "$1" in
-	debian) echo "$OUT/initramfs-debian.cpio.gz" ;;
-	*) echo "$OUT/initramfs.cpio.gz" ;;
+	debian) echo "$OUT/initramfs-debian.cpio" ;;
+	*) echo "$OUT/initramfs.cpio" ;;
 	esac
 }
 
@@ -452,13 +452,14 @@ run_kunit() {
 	local log=$LOGDIR/kunit.log rc=0 key t0
 
 	run_check kunit/ktap-parser python3 "$SELFTESTS/qemu/ktap.py" --self-test
-	key=$(verdict_key kunit "$(kernel_image patched)")
+	key=$(verdict_key kunit "$(kernel_image patched)" "$(initrd patched)")
 	if verdict_cached "$key" "$log"; then
 		CACHED=$((CACHED + 1))
 		echo "kunit: $(verdict_note "$key")"
 	else
 		t0=$(date +%s)
 		"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
+			--initrd "$(initrd patched)" \
 			--outdir "$LOGDIR/kunit" >"$log" 2>&1 || rc=$?
 		run_cpu "$log"
 		if [ "$rc" -eq 0 ] && ! grep -qE '^TEST [^ ]+: FAIL' "$log"; then

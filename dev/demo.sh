@@ -13,13 +13,13 @@ tree=${1:-patched}
 "$RDMA_HA_ROOT/dev/build-kernel.sh" "$tree" debug
 make -s -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
 "$RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/build-initramfs.sh" \
-	"$OUT/initramfs.cpio.gz"
+	"$OUT/initramfs.cpio"
 
 dir=$OUT/demo-$tree
 rc=0
 "$RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/vm.sh" run \
 	--kernel "$OUT/$tree/build-debug/arch/x86/boot/bzImage" \
-	--initrd "$OUT/initramfs.cpio.gz" --test failover_baseline \
+	--initrd "$OUT/initramfs.cpio" --test failover_baseline \
 	--guests 2 --timeout 400 --outdir "$dir" || rc=$?
 
 echo

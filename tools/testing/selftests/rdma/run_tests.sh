@@ -9,7 +9,7 @@
 # "N passed, N failed, N skipped".  Exits 1 when anything failed.
 #
 #   --kernel   default out/patched/build-debug/arch/x86/boot/bzImage
-#   --initrd   default: built now into out/vm/initramfs.cpio.gz
+#   --initrd   default: built now into out/vm/initramfs.cpio
 #   --kunit    also boot once for the KUnit suites built into the kernel
 set -uo pipefail
 
@@ -38,7 +38,7 @@ if [ ${#tests[@]} -eq 0 ]; then
 fi
 mkdir -p "$outdir"
 if [ -z "$initrd" ]; then
-	initrd=$outdir/initramfs.cpio.gz
+	initrd=$outdir/initramfs.cpio
 	"$here/qemu/build-initramfs.sh" "$initrd" || exit 1
 fi
 

@@ -121,7 +121,7 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt
 command -v socat >/dev/null || die "socat missing (apt-get install socat)"
 
 if [ -z "$initrd" ]; then
-	initrd=$root/out/vm/initramfs.cpio.gz
+	initrd=$root/out/vm/initramfs.cpio
 	[ -f "$initrd" ] || "$here/build-initramfs.sh" "$initrd" || die "initramfs build failed"
 fi
 [ -f "$initrd" ] || die "no initrd $initrd"
