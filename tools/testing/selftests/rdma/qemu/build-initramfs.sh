@@ -125,6 +125,8 @@ if [ -d "$TOOLS_DIR" ]; then
 		*) stage_file "$f" "/usr/bin/$(basename "$f")" ;;
 		esac
 	done < <(find "$TOOLS_DIR" -maxdepth 2 -type f -perm -u+x | sort)
+else
+	echo "build-initramfs: warning: no $TOOLS_DIR, so none of the project's programs (rdma_ha_pingpong...): make tools, or TOOLS_DIR=" >&2
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
 # Selftest programs on librdmacm: dynamic, their libraries staged below.
