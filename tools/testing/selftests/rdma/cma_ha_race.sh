@@ -34,6 +34,8 @@ FLAP_MS=${RDMA_HA_FLAP_MS:-150}
 KILL_EVERY=${RDMA_HA_KILL_EVERY:-25}
 SETTLE_S=25
 MODES="notify align fail-fast migrate"
+# pause between pings, as in cma_ha_lib.sh
+PP_INTERVAL_US=${RDMA_HA_PP_INTERVAL_US:-10000}
 
 need_cmd rdma mono_watch $PP
 
@@ -70,7 +72,8 @@ run() {
 			>>"/tmp/race-$1.log" 2>&1 &
 	else
 		$PP -c "$PEER_IP" -b "$MY_IP" -p "$(port_of "$1")" -d 900 \
-			--reconnect --ha-mode "$1" >>"/tmp/race-$1.log" 2>&1 &
+			-i "$PP_INTERVAL_US" --reconnect --ha-mode "$1" \
+			>>"/tmp/race-$1.log" 2>&1 &
 	fi
 	echo $! >"/tmp/race-$1.pid"
 }
