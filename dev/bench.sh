@@ -17,9 +17,11 @@
 # rebuilt either).
 #
 # A benchmark's header line says what it needs:
-#	# rdma-ha-bench: guests=N timeout=SEC kernel=stock,patched [mem=MIB]
-# (Every guest keeps time with the TSC at the host's rate: see "CPUs and
-# clock" in qemu/vm.sh.  perftest times with cycles.)
+#	# rdma-ha-bench: guests=N timeout=SEC kernel=stock,patched [mem=MIB] [tsc=host]
+# tsc=host gives the guests the host's TSC frequency (tsc_early_khz=, from
+# /proc/cpuinfo; TCG's guest TSC is the host's) and the TSC as clocksource:
+# without it they calibrate nothing, run on jiffies (4 ms steps) and
+# programs that time with cycles, such as perftest, divide by zero.
 # Host variables RDMA_HA_BENCH_KEY=VALUE (commas for lists: "1,16,128") reach
 # the guests' scenarios as the same variables (lists stay comma-separated;
 # the scripts accept commas or spaces), so runs can be kept short while
@@ -66,6 +68,16 @@ while IFS='=' read -r k v; do
 	knobs="$knobs rdma_ha.${k,,}=$v"
 done < <(env)
 
+# tsc_append: kernel arguments for tsc=host.
+tsc_append() {
+	local khz
+	grep -qw constant_tsc /proc/cpuinfo ||
+		die "tsc=host: the host's TSC has no constant rate"
+	khz=$(awk -F: '/^cpu MHz/ { printf "%d\n", $2 * 1000; exit }' /proc/cpuinfo)
+	[ -n "$khz" ] || die "tsc=host: no cpu MHz in /proc/cpuinfo"
+	echo "tsc_early_khz=$khz tsc=reliable"
+}
+
 meta() {
 	sed -n 's/^# rdma-ha-bench:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
 		sed -n "s/^$2=//p" | head -n1
@@ -102,6 +114,7 @@ for s in "$sel"/bench_*.sh; do
 	name=$(basename "$s" .sh)
 	[ -z "$only" ] || [ "$only" = "$name" ] || continue
 	extra=$knobs
+	[ "$(meta "$s" tsc)" != host ] || extra="$extra $(tsc_append)"
 	for k in $(meta "$s" kernel | tr ',' ' '); do
 		log "$name on $k ($variant)"
 		out=$dir/$name-$k

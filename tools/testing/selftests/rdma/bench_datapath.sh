@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha-bench: guests=2 timeout=1500 kernel=patched
+# rdma-ha-bench: guests=2 timeout=1500 kernel=patched tsc=host
 #
 # Benchmark (dev/bench.sh runs it; make check does not): the HA mode must
 # not change the data path.  perftest's ib_send_bw and ib_send_lat between
@@ -9,7 +9,7 @@
 # sides; the accepted IDs inherit it from the listener) and unset (no
 # shim), in alternating order per round so that drift cancels.  Patched
 # kernel only: the stock kernel has no mode to set.  perftest times with
-# the TSC: the guests get its rate from qemu/vm.sh.
+# the TSC: the guests need its frequency (tsc=host in the header).
 #
 #	RDMA-HA-BENCH: bench=datapath test=send_bw ha=set|unset round=R bw_avg_mbps=B
 #	RDMA-HA-BENCH: bench=datapath test=send_lat ha=set|unset round=R lat_typ_us=T lat_avg_us=A lat_p99_us=P

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha-bench: guests=1 timeout=2400 kernel=stock,patched
+# rdma-ha-bench: guests=1 timeout=2400 kernel=stock,patched tsc=host
 #
 # Benchmark (dev/bench.sh runs it; make check does not): the cost of a
 # bonding failover against the number of RDMA CM IDs on the host, when only
@@ -35,7 +35,7 @@
 # a TCG guest that costs about 0.5 ms a line, so the console runs at
 # loglevel 4 (warnings and worse, what a distribution's "quiet" boot
 # gives) unless RDMA_HA_BENCH_LOGLEVEL says otherwise (8: every message).
-# The guests keep time with the TSC (qemu/vm.sh): jiffies have 4 ms steps.
+# The guests keep time with the TSC (tsc=host): jiffies have 4 ms steps.
 #
 # Knobs: RDMA_HA_BENCH_SIZES (default 1,1000,10000,100000),
 # RDMA_HA_BENCH_ROUNDS (default 10), RDMA_HA_BENCH_AFFECTED (a fixed A
