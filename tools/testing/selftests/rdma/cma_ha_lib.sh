@@ -19,11 +19,11 @@ ACT_MAX_MS=${RDMA_HA_ACT_MAX_MS:-3000}
 # path stalls until RC retries run out, seconds
 KEPT_MAX_GAP_MS=1500
 OBSERVE_S=8
-# the client's pause between a ping's echo and the next ping (-i): with an
-# RTT of about 9 ms in these guests, some 50 pings a second keep the
-# connection busy; the program's default of 1 ms gave twice as many and
-# cma_ha_ib took 197 host CPU-s instead of 153, side by side, for nothing
-# more that the checks look at
+# the client's pause between a ping's echo and the next ping (-i): 10 ms
+# keeps the connection busy; the program's default of 1 ms gave twice the
+# pings and cma_ha_ib took 197 host CPU-s instead of 153, side by side
+# (guests on the TSC; on jiffies both round up to 4 ms steps), for
+# nothing more that the checks look at
 PP_INTERVAL_US=${RDMA_HA_PP_INTERVAL_US:-10000}
 ENETDOWN=100
 ENETUNREACH=101

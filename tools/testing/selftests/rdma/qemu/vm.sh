@@ -36,11 +36,12 @@
 # against the PIT fails under TCG, after which it keeps time in jiffies:
 # 4 ms steps, no high-resolution timers, and behind by the ticks lost
 # while QEMU waits for a host CPU (seen: 1.8 s in 62 s beside a busy
-# lane).  Under TCG a guest's TSC is the host's, so the rate tsc_khz.c
-# measures on the host is passed as tsc_early_khz=, with tsc=reliable (no
-# watchdog to judge it against jiffies); cma_ha_ib took 212 CPU-s so and
-# 203 with jiffies, side by side.  Debian's kernel (ACPI) gets the same:
-# its own calibration would find that rate.
+# lane).  Under TCG a guest's TSC is the host's: booted with
+# tsc_early_khz= at the host's rate and tsc=reliable, the guest keeps
+# time with the TSC (the benchmarks do, dev/bench.sh tsc=host).  The
+# scenarios do not yet: with it, ipoib_cm_keepalive's crash phase failed
+# once in two cold checks (guest b sent no probe in the 2.3 s before its
+# peer declared it dead, at a 1 s interval), which is not understood.
 #
 # Network: every guest has two virtio-net NICs, netdevs n0 and n1, MAC
 # 52:54:00:00:0G:0N (G = guest 1|2, N = NIC 0|1), backed by QEMU socket
@@ -254,20 +255,6 @@ console_watch() {
 
 # ---- boot ----
 cmdline="console=ttyS0 panic=-1 bonding.max_bonds=0"
-# tsc_khz: the host TSC's rate (see "CPUs and clock" above), or nothing
-# when it cannot be measured (the guest then falls back to jiffies).
-tsc_khz() {
-	command -v cc >/dev/null &&
-		cc -O2 -o "$outdir/.tsc_khz" "$here/tsc_khz.c" 2>>"$outdir/host.log" &&
-		"$outdir/.tsc_khz"
-	rm -f "$outdir/.tsc_khz"
-}
-khz=$(tsc_khz)
-if [[ $khz =~ ^[1-9][0-9]{5,7}$ ]]; then
-	cmdline="$cmdline tsc_early_khz=$khz tsc=reliable"
-else
-	printf 'host %s - no TSC rate for the guests (%s)\n' "$EPOCHREALTIME" "$khz" >>"$outdir/host.log"
-fi
 if [ "$mode" = kunit ]; then
 	cmdline="$cmdline kunit.enable=1 rdma_ha.kunit=1"
 	[ -z "$filter" ] || cmdline="$cmdline kunit.filter_glob=$filter"
