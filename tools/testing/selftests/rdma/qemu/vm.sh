@@ -25,12 +25,14 @@
 # makes one with the replacement modules for its "debian" kernel kind).
 #
 # CPUs and clock: a second vCPU is a scenario's choice (smp=2 where
-# concurrency is the point, cma_ha_race): under TCG it cost 30-45% more
-# host CPU per run (cma_ha_ib 236-252 CPU-s against 185, ipoib_cm_load
-# 194 against 132).  The vCPUs are sockets of one core each: our kernel
-# has no ACPI and finds its CPUs in SeaBIOS's MP table, which lists one
-# CPU per package, so two cores of one socket boot as one CPU (as every
-# guest of ours did before; Debian's kernel reads ACPI and saw two).
+# concurrency is the point, cma_ha_race), because under TCG it costs host
+# CPU: cma_ha_ib took 236 and 252 CPU-s on two vCPUs against 212 on one
+# (all with the TSC clock, see below; 185 on one vCPU and jiffies), and
+# ipoib_cm_load 194 against 132.  The vCPUs are sockets of one core each:
+# our kernel has no ACPI and finds its CPUs in SeaBIOS's MP table, which
+# lists one CPU per package, so two cores of one socket boot as one CPU
+# (as every guest of ours did before; Debian's kernel reads ACPI and saw
+# two).
 #
 # Our kernel has no HPET or PM timer either, and calibrating the TSC
 # against the PIT fails under TCG, after which it keeps time in jiffies:
