@@ -36,6 +36,12 @@ fe80:*) ;;
 *) fail "GID 0 is not link-local: $(cat /sys/class/infiniband/rxe0/ports/1/gids/0)" ;;
 esac
 log "GID $bad is $v4gid, GID 0 link-local"
+# The good AH goes through GID 0, eth0's IPv6 link-local address, which is
+# tentative until DAD ends (a second or more after eth0 came up).  Its
+# address resolution can time out meanwhile: ibv_create_ah failed with
+# ETIMEDOUT once, 0.25 s after the GIDs appeared, under a loaded host.
+_dad_done() { [ -z "$(ip -6 addr show dev eth0 tentative)" ]; }
+wait_for 15 _dad_done || fail "eth0's IPv6 address still tentative after 15 s"
 
 mkfifo /tmp/sqe.in
 rxe_ud_sqe --dev rxe0 --bad-gid-index "$bad" </tmp/sqe.in >/tmp/sqe.out 2>&1 &
