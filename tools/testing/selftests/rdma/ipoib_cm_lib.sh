@@ -93,19 +93,6 @@ nc_recv() {
 	timeout "${3:-120}" nc -l -p "$1" <>/tmp/nc-stdin >"$2"
 }
 
-# nc_send_file ADDR PORT FILE: send FILE to a peer's nc_recv, trying for
-# up to 10 s.  The peer starts its listener just before a barrier, and the
-# barrier can be over before the listener's nc has bound its port (seen:
-# "Connection refused" and a transfer counted as unverified).
-nc_send_file() {
-	local i=0
-	until timeout 10 nc "$1" "$2" <"$3"; do
-		i=$((i + 1))
-		[ $i -lt 40 ] || return 1
-		nap 0.25
-	done
-}
-
 # wire_stats TAG: log what the layers under ib0 dropped or counted: the
 # soft device's port counters (non-zero), ib0 and eth0 statistics, the
 # backlog drops of the network stack.
@@ -159,8 +146,9 @@ transfer() {
 		sum=$(md5sum </tmp/rx-$1 | cut -d' ' -f1)
 		log "received $(wc -c </tmp/rx-$1) bytes md5 $sum"
 		barrier "xfer-$1-sum"
-		echo "$sum" >/tmp/rx-$1.md5
-		nc_send_file "$PEER_IP" $((port + 1)) /tmp/rx-$1.md5 ||
+		# retried: the barrier can end before the peer's listener
+		# is up ("Connection refused", the transfer unverified)
+		echo "$sum" | _nc_send $((port + 1)) 10 ||
 			log "could not send the checksum"
 	else
 		dd if=/dev/urandom of=/tmp/tx-$1 bs=1048576 count="$2" 2>/dev/null

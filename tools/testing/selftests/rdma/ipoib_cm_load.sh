@@ -51,7 +51,7 @@ load() {
 		kill $lp 2>/dev/null
 		wait $lp 2>/dev/null
 		barrier "load-$1-sums"
-		nc_send_file "$PEER_IP" $((port + 1)) /tmp/sums-$1
+		_nc_send $((port + 1)) 10 </tmp/sums-$1
 	else
 		boot_secs
 		end=$((BOOT_SECS + LOAD_S))
