@@ -259,27 +259,57 @@ ids_same() {
 }
 
 # ka_crash_armed: silence the wire under sib0 (netem drops everything) and
-# wait until a keepalive probe of this guest's RC send side goes out
-# unanswered, so that the crash that follows finds it outstanding.  A
-# probe sent just before the port goes down never completes; the
-# connection must be flushed, not waited for while the interface is torn
-# down (its CQs and SRQ destroyed under its QP).
+# wait until a keepalive probe of this guest's RC send side is outstanding,
+# so that the crash that follows finds it.  A probe sent just before the
+# port goes down never completes; the connection must be flushed, not
+# waited for while the interface is torn down (its CQs and SRQ destroyed
+# under its QP).
+#
+# Outstanding means: the last probe in the trace has no answer and is at
+# least KA_UNANSWERED s old (an answer takes milliseconds).  Counting
+# probes sent since the silence is not enough: one posted in the moment
+# before the counter is read is missed, and as only one probe is in
+# flight at a time, no other follows it.
+KA_UNANSWERED=0.3
 ka_crash_armed() {
-	local s0
 	if ! tc qdisc add dev eth0 root netem loss 100% 2>/dev/null; then
 		log "FAIL: no netem to drop the wire (CONFIG_NET_SCH_NETEM)"
 		res=1
 		return
 	fi
-	s0=$(cm_stat cm_ka_probes_sent)
-	if wait_for 5 _probe_sent_since "$s0"; then
-		log "crash armed: probe $(cm_stat cm_ka_probes_sent) outstanding"
+	if wait_for 5 _probe_outstanding; then
+		log "crash armed: probe of $(_probe_outstanding -v) unanswered"
 	else
-		log "FAIL: no keepalive probe within 5 s of the silence"
+		log "FAIL: no unanswered keepalive probe within 5 s of the silence"
+		cm_stats
+		log "the last keepalive events:"
+		grep ipoib_cm_ka /sys/kernel/tracing/trace | tail -n 8
 		res=1
 	fi
 }
-_probe_sent_since() { [ "$(cm_stat cm_ka_probes_sent)" -gt "$1" ]; }
+
+# _probe_outstanding [-v]: succeed when the last keepalive probe in the
+# trace is unanswered and at least KA_UNANSWERED s old; -v prints its
+# connection and age.
+_probe_outstanding() {
+	awk -v now="$(now)" -v min=$KA_UNANSWERED -v verbose="${1:-}" '
+		{
+			for (i = 1; i < NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/)
+					break
+			ts = substr($i, 1, length($i) - 1) + 0
+			ev = $(i + 1)
+			q = $(i + 3)
+		}
+		ev == "ipoib_cm_ka_probe:" { sent[q] = ts; last = q }
+		ev == "ipoib_cm_ka_answered:" { delete sent[q] }
+		END {
+			if (last == "" || !(last in sent) || now - sent[last] < min)
+				exit 1
+			if (verbose)
+				printf "%s, sent %.3f s ago\n", last, now - sent[last]
+		}' /sys/kernel/tracing/trace
+}
 
 # ka_scenario POLICY: keepalives of POLICY (rc or uc) connections with a
 # 1 s interval and 3 probes (bound 3 s):
