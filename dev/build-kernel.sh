@@ -101,7 +101,10 @@ seed_stock() {
 	# paths relative to base_dir), command lines as $src/FILE: match both.
 	comm -23 "$lists/patched" "$lists/stock" |
 		sed 's,^\(.*\) [0-9]*$,/src/\1,' >"$diffs"
-	[ -s "$diffs" ] || die "out/patched/src and out/stock/src share every file"
+	if [ ! -s "$diffs" ]; then
+		rm -rf "$lists"
+		die "out/patched/src and out/stock/src share every file"
+	fi
 	{ grep -rlF --include='.*.cmd' -f "$diffs" "$tmp" || true; } |
 	while IFS= read -r f; do
 		rm -f "$f" "$(dirname "$f")/$(basename "$f" .cmd | sed 's/^\.//')"
