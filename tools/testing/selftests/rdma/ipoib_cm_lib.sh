@@ -184,6 +184,19 @@ ka_trace_on() {
 	echo 1 >$t/tracing_on
 }
 
+# KA_TRACE_LINE: the first rule of the awk programs that read the trace:
+# ts (the CLOCK_MONOTONIC stamp), ev (the event, with its colon) and q
+# (the connection: qpn=0x...) of each line.
+KA_TRACE_LINE='
+	{
+		for (i = 1; i < NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/)
+				break
+		ts = substr($i, 1, length($i) - 1) + 0
+		ev = $(i + 1)
+		q = $(i + 3)
+	}'
+
 # ka_detect KIND T0 WHAT BOUND: from the trace, the first KIND_dead event
 # (KIND: tx or rx) after T0 and the last sign of life of the same
 # connection before it (a probe answered for tx, a probe received for
@@ -197,15 +210,7 @@ ka_detect() {
 	local life=probe_received r dead last d dl
 	[ "$1" = tx ] && life=answered
 	r=$(awk -v t0="$2" -v dead="ipoib_cm_ka_$1_dead:" \
-		-v life="ipoib_cm_ka_$life:" '
-		{
-			for (i = 1; i < NF; i++)
-				if ($i ~ /^[0-9]+\.[0-9]+:$/)
-					break
-			ts = substr($i, 1, length($i) - 1) + 0
-			ev = $(i + 1)
-			q = $(i + 3)
-		}
+		-v life="ipoib_cm_ka_$life:" "$KA_TRACE_LINE"'
 		ev == life { last[q] = ts }
 		ev == dead && ts >= t0 && !found {
 			found = 1
@@ -292,15 +297,8 @@ ka_crash_armed() {
 # trace is unanswered and at least KA_UNANSWERED s old; -v prints its
 # connection and age.
 _probe_outstanding() {
-	awk -v now="$(now)" -v min=$KA_UNANSWERED -v verbose="${1:-}" '
-		{
-			for (i = 1; i < NF; i++)
-				if ($i ~ /^[0-9]+\.[0-9]+:$/)
-					break
-			ts = substr($i, 1, length($i) - 1) + 0
-			ev = $(i + 1)
-			q = $(i + 3)
-		}
+	awk -v now="$(now)" -v min=$KA_UNANSWERED -v verbose="${1:-}" \
+		"$KA_TRACE_LINE"'
 		ev == "ipoib_cm_ka_probe:" { sent[q] = ts; last = q }
 		ev == "ipoib_cm_ka_answered:" { delete sent[q] }
 		END {
