@@ -45,24 +45,26 @@ data() { echo "RDMA-HA-DATA: phase=$seq role=$ROLE $*"; }
 # cmc DEV DIR MSG: ib_cm message counter (DIR tx|rx) of DEV's port 1.
 cmc() { cat "/sys/class/infiniband/$1/ports/1/cm_$2_msgs/$3"; }
 
-# The observation window of an act: from SKEW s before T_ACT (the two
-# guests leave a barrier up to some ms apart, so the peer's reaction can
-# come before this guest's T_ACT) to T_END, OBSERVE_S after it.
-SKEW=0.5
+# The observation window of an act: from T_WIN, when this guest reached
+# the act's barrier, to T_END, OBSERVE_S after the act.  Neither guest
+# acts before both reached the barrier, so nothing the act causes on
+# either side comes before T_WIN, however late a loaded guest leaves the
+# barrier (seen: 0.75 s after its peer).
 
 # since PATTERN: ms from T_ACT to the first line of this guest's program
 # log in the window that matches the awk regular expression PATTERN (can
-# be negative, down to -SKEW); empty if there is none.
+# be negative: the peer's act, or its reaction, can come before this
+# guest's T_ACT); empty if there is none.
 since() {
-	awk -v t0="$T_ACT" -v t1="$T_END" -v sk="$SKEW" -v pat="$1" '
-		$1 >= t0 - sk && $1 <= t1 && $0 ~ pat {
+	awk -v t0="$T_ACT" -v w0="$T_WIN" -v t1="$T_END" -v pat="$1" '
+		$1 >= w0 && $1 <= t1 && $0 ~ pat {
 		printf "%.0f\n", ($1 - t0) * 1000; exit }' "$PLOG"
 }
 
 # count PATTERN: lines of the program log in the window matching PATTERN.
 count() {
-	awk -v t0="$T_ACT" -v t1="$T_END" -v sk="$SKEW" -v pat="$1" '
-		$1 >= t0 - sk && $1 <= t1 && $0 ~ pat { n++ }
+	awk -v w0="$T_WIN" -v t1="$T_END" -v pat="$1" '
+		$1 >= w0 && $1 <= t1 && $0 ~ pat { n++ }
 		END { print n + 0 }' "$PLOG"
 }
 
@@ -81,7 +83,7 @@ start() {
 	seq=$((seq + 1))
 	port=$((7480 + seq))
 	PLOG=/tmp/pp$seq.log
-	T_ACT=0
+	T_ACT=0 T_WIN=0
 	kmsg_mark "phase$seq"
 	log "phase $seq: server $1 on $2, client $3, bond0 on $(cat /sys/class/net/bond0/bonding/active_slave)"
 	if [ "$ROLE" = a ]; then
@@ -105,17 +107,33 @@ start() {
 # act switch IF | cut N | restore N: on both guests after a barrier.
 #   switch: administrative failover of bond0 to IF, both links stay up;
 #   cut/restore: set_link nN off/on at both ends of link N.
-# switch and cut set T_ACT, wait OBSERVE_S for the CM and the programs to
-# react and set T_END: the checks look at that window only.
+# switch and cut set T_WIN and T_ACT, wait OBSERVE_S for the CM and the
+# programs to react and set T_END: the checks look at that window only.
+# T_ACT is where the act happens on this guest: for a switch, just before
+# this guest's shell switches its bond; for a cut, which the host carries
+# out, the kernel's time stamp of the port going down (rxe's "set down"
+# for the port on ethN, the event the CM and IPoIB react to), never the
+# shell's time after it asked: a guest that leaves the barrier late would
+# take the reference after the events it is the reference of.
+acts=0
 act() {
+	if [ "$1" != restore ]; then
+		acts=$((acts + 1))
+		kmsg_mark "act$acts"
+		T_WIN=$(now)
+	fi
 	barrier "act$seq-$1$2"
-	[ "$1" = restore ] || T_ACT=$(now)
 	case $1 in
 	switch)
+		T_ACT=$(now)
 		bond_activate "$2" ;;
 	cut)
 		[ "$ROLE" = a ] || host_cmd both "set_link n$2 off"
-		wait_carrier "eth$2" 0 10 ;;
+		wait_carrier "eth$2" 0 10
+		wait_for 10 _port_down_seen "$2" ||
+			fail "no kernel log of $HA_RDEV$2 going down"
+		T_ACT=$(kmsg_time "act$acts" "$HA_RDEV$2: set down\$")
+		log "$HA_RDEV$2 went down at $T_ACT (kernel time stamp)" ;;
 	restore)
 		[ "$ROLE" = a ] || host_cmd both "set_link n$2 on"
 		wait_carrier "eth$2" 1 30
@@ -126,6 +144,12 @@ act() {
 	data "what=act act=$1 arg=$2 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
 	sleep $OBSERVE_S
 	T_END=$(now)
+}
+
+# _port_down_seen N: the kernel logged that $HA_RDEV$N went down since
+# the mark of this act.
+_port_down_seen() {
+	[ -n "$(kmsg_time "act$acts" "$HA_RDEV$1: set down\$")" ]
 }
 
 # stop: end both programs, the client first (SIGTERM: its verdict is 0
@@ -204,13 +228,13 @@ kept_checks() {
 # longest_stall: ms of the longest data stall in the window, a stall still
 # open at T_END counted up to T_END.
 longest_stall() {
-	awk -v t0="$T_ACT" -v t1="$T_END" -v sk="$SKEW" '
-		$1 >= t0 - sk && $1 <= t1 && / stall begin / {
+	awk -v w0="$T_WIN" -v t1="$T_END" '
+		$1 >= w0 && $1 <= t1 && / stall begin / {
 			open = 1; since = $1
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /^since=/) since = substr($i, 7)
 		}
-		$1 >= t0 - sk && $1 <= t1 && / stall end / {
+		$1 >= w0 && $1 <= t1 && / stall end / {
 			open = 0
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /^gap_ms=/ && substr($i, 8) + 0 > max)

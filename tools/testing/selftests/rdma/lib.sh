@@ -93,6 +93,24 @@ dmesg_offset() {
 		}'
 }
 
+# kmsg_time TAG PATTERN: the CLOCK_MONOTONIC time of the first kernel log
+# line after the mark TAG that matches the awk regular expression PATTERN
+# (the kernel's own time stamp of an event, converted with the mark's
+# offset); empty if there is none yet.
+kmsg_time() {
+	dmesg | awk -v tag="$1" -v pat="$2" '
+		$0 ~ "rdma-ha: mark " tag " mono=" {
+			sub(/^\[ */, ""); off = $1
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^mono=/) off -= substr($i, 6)
+			on = 1; next
+		}
+		on && $0 ~ pat {
+			sub(/^\[ */, "")
+			printf "%.6f\n", $1 - off; exit
+		}'
+}
+
 # dmesg_save FILE: the kernel log so far.
 dmesg_save() { dmesg >"$1"; }
 
