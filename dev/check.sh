@@ -331,6 +331,22 @@ selected_kernels() {
 	done | sort -u
 }
 
+# may_skip NAME: scenario NAME declares why it may skip in a check
+# ("# rdma-ha-may-skip: REASON"); prints REASON.  Without that line a
+# scenario that skips fails the check: a missing tool, module or kernel
+# option is a defect of the test machine, not a pass.
+may_skip() {
+	local why
+	why=$(sed -n 's/^# rdma-ha-may-skip: *//p' "$SELFTESTS/$1.sh" | head -n1)
+	[ -n "$why" ] && echo "$why"
+}
+
+# skip_reason OUTDIR: the guests' own words for a skip.
+skip_reason() {
+	cat "$1"/*.console 2>/dev/null | tr -d '\r' | grep -ao 'SKIP: .*' |
+		head -n1 | cut -c1-160
+}
+
 # scenario_meta SCRIPT KEY DEFAULT: read "# rdma-ha: key=value ..." headers
 # (vm.sh reads guests= and timeout= itself; kernel= is the check's).
 scenario_meta() {
@@ -450,6 +466,43 @@ verdict_selftest() (
 	echo "verdict cache: keys and reuse as documented"
 )
 
+# kunit_suites: the KUnit suites the project adds: the name of every
+# struct kunit_suite in its *_kunit.c files.
+kunit_suites() {
+	find "$RDMA_HA_ROOT/drivers" -name '*_kunit.c' -print0 | sort -z |
+		xargs -0 awk '
+			/struct kunit_suite [a-z0-9_]+ = / { on = 1 }
+			on && /\.name *= *"/ {
+				match($0, /"[^"]*"/)
+				print substr($0, RSTART + 1, RLENGTH - 2)
+				on = 0
+			}'
+}
+
+# kunit_suites_ran LOG: every suite of kunit_suites ran at least one case
+# in the KUnit boot whose results are LOG, and none of its cases skipped
+# (a suite left out of the kernel's configuration, or one that skips
+# because what it tests is missing, proves nothing).
+kunit_suites_ran() {
+	local suite n bad=0 all
+	all=$(kunit_suites)
+	[ -n "$all" ] || { echo "no KUnit suite found in the sources"; return 1; }
+	for suite in $all; do
+		n=$(grep -c "^TEST kunit:$suite\.[^ ]*: PASS" "$1")
+		if [ "$n" -eq 0 ]; then
+			echo "suite $suite: no case passed (not built in, or not run)"
+			bad=1
+		elif grep -q "^TEST kunit:$suite\.[^ ]*: SKIP" "$1"; then
+			echo "suite $suite: cases skipped:"
+			grep "^TEST kunit:$suite\.[^ ]*: SKIP" "$1"
+			bad=1
+		else
+			echo "suite $suite: $n cases passed"
+		fi
+	done
+	return $bad
+}
+
 run_kunit() {
 	local log=$LOGDIR/kunit.log rc=0 key t0
 
@@ -471,6 +524,7 @@ run_kunit() {
 		fi
 	fi
 	vm_record "" "$log"
+	run_check kunit/suites kunit_suites_ran "$log"
 	if { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; } || [ "$VM_RECORDED" -eq 0 ]; then
 		result kunit/run FAIL "rc=$rc, $VM_RECORDED cases; log: $log"
 		tail -n 60 "$log" | sed 's/^/    | /'
@@ -617,7 +671,11 @@ lane_reap() {
 			took="$took s${RUN_CPU:+, $RUN_CPU CPU-s}"
 			case $rc in
 			0) result "vm/$name@$k" PASS "$took" ;;
-			4) result "vm/$name@$k" SKIP "$took" ;;
+			4) if why=$(may_skip "$name"); then
+				result "vm/$name@$k" SKIP "$took; may skip: $why"
+			   else
+				result "vm/$name@$k" FAIL "$took, skipped ($(skip_reason "$LOGDIR/vm-$name-$k")), and the scenario does not declare that it may (# rdma-ha-may-skip: REASON); log: $log"
+			   fi ;;
 			*) result "vm/$name@$k" FAIL "$took, rc=$rc, log: $log"
 			   tail -n 80 "$log" | sed 's/^/    | /'
 			   digest "vm/$name" "$log" "$out" ;;
@@ -717,6 +775,14 @@ run_scenarios() {
 			runs+=("$(kind_group "$k") $name $k")
 		done
 	done
+	if [ -n "$SCENARIO" ]; then
+		for name in ${SCENARIO//,/ }; do
+			grep -qs '^# rdma-ha:' "$SELFTESTS/$name.sh" ||
+				result "vm/$name" FAIL "no such scenario (tools/testing/selftests/rdma/$name.sh with a '# rdma-ha:' header)"
+		done
+		[ ${#runs[@]} -gt 0 ] ||
+			result "vm/$SCENARIO${KERNEL_KIND:+@$KERNEL_KIND}" FAIL "the selection runs nothing"
+	fi
 	[ ${#runs[@]} -gt 0 ] || return 0
 	# by what they boot (a full check has Debian's kernel, then the
 	# stock kernel, later), in file order within a group
@@ -790,6 +856,65 @@ record_selftest() (
 	echo "background results: counted as printed"
 )
 
+# ---- an interrupted check ----------------------------------------------
+#
+# The background work (kernel and DKMS builds, static checks) and the
+# guest runs in the lanes are children of this shell: an interrupted
+# check stops them all, instead of leaving builds and QEMUs running.
+
+# kill_tree PID: stop PID, then its descendants, then end them all.
+kill_tree() {
+	local c
+	kill -STOP "$1" 2>/dev/null || return 0
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
+	kill -CONT "$1" 2>/dev/null
+}
+
+# on_interrupt: end the background and the lanes, then the check.
+on_interrupt() {
+	local pid
+	trap - INT TERM HUP
+	echo "check.sh: interrupted: ending the background work and the guest runs" >&2
+	[ -z "$BG_PID" ] || kill_tree "$BG_PID"
+	for pid in "${!LANE[@]}"; do
+		kill_tree "$pid"
+	done
+	exit 130
+}
+
+# interrupt_selftest: on_interrupt leaves none of the background's or
+# the lanes' processes, however deep, running.
+interrupt_selftest() (
+	local pids p alive=
+	# a build's shape: a shell, make, the compilers under it
+	( ( sleep 300 & sleep 300 & wait ) & sleep 300 & wait ) &
+	BG_PID=$!
+	( sleep 300 & wait ) &
+	declare -A LANE=([$!]="x patched 0 k 0")
+	sleep 0.5
+	pids=$(ps -o pid= --ppid "$BG_PID"; ps -o pid= --ppid "${!LANE[*]}")
+	for p in $pids; do
+		pids="$pids $(ps -o pid= --ppid "$p")"
+	done
+	pids="$BG_PID ${!LANE[*]} $pids"
+	( on_interrupt ) 2>/dev/null
+	[ $? = 130 ] || { echo "on_interrupt did not end the check with 130"; exit 1; }
+	sleep 0.5
+	for p in $pids; do
+		# reaped, or a zombie of this shell waiting to be
+		if kill -0 "$p" 2>/dev/null &&
+		   [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ]; then
+			alive="$alive $p($(ps -o comm= -p "$p"))"
+		fi
+	done
+	wait
+	[ -z "$alive" ] || { echo "still running after the interrupt:$alive"; exit 1; }
+	echo "interrupt: $(echo $pids | wc -w) processes of the background and a lane ended"
+)
+
 # check_selftests: the check's own machinery (all guest runs go through
 # it).
 check_selftests() {
@@ -797,11 +922,13 @@ check_selftests() {
 	run_check check/background-record record_selftest
 	run_check check/boot-panic boot_panic_selftest
 	run_check check/lanes lanes_selftest
+	run_check check/interrupt interrupt_selftest
 }
 
 # ---- main ---------------------------------------------------------------
 
 start=$(date +%s)
+trap on_interrupt INT TERM HUP
 setup
 [ -z "$SETUP_ONLY" ] || exit 0
 rm -rf "$LOGDIR"
