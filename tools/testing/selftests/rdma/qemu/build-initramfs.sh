@@ -98,12 +98,14 @@ for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
 	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
 	 /usr/bin/ibv_srq_pingpong /usr/sbin/ibstat /usr/sbin/saquery \
 	 /usr/bin/rdma; do
-	[ -e "$f" ] && stage_file "$f"
+	# every one is in a package installed above: a missing one is an
+	# error here, not a scenario that skips (or passes) without it
+	stage_file "$f"
 done
 # iproute2's ip: Debian installs it as /bin/ip and /sbin/ip.
 stage_file /usr/sbin/ip /usr/sbin/ip
 ln -s ../sbin/ip "$stage/usr/bin/ip"
-[ -e /usr/sbin/bridge ] && stage_file /usr/sbin/bridge
+stage_file /usr/sbin/bridge
 # tc (netem packet loss) and ethtool (-S counters) for the IPoIB scenarios.
 stage_file /usr/sbin/tc
 stage_file /usr/sbin/ethtool
@@ -126,7 +128,7 @@ if [ -d "$TOOLS_DIR" ]; then
 		esac
 	done < <(find "$TOOLS_DIR" -maxdepth 2 -type f -perm -u+x | sort)
 else
-	echo "build-initramfs: warning: no $TOOLS_DIR, so none of the project's programs (rdma_ha_pingpong...): make tools, or TOOLS_DIR=" >&2
+	die "no $TOOLS_DIR, so none of the project's programs (rdma_ha_pingpong...): make tools, or TOOLS_DIR="
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
 # Selftest programs on librdmacm: dynamic, their libraries staged below.
