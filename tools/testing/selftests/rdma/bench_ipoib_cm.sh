@@ -65,10 +65,10 @@ hw() { cat "/sys/class/infiniband/sib0/ports/1/hw_counters/$1" 2>/dev/null || ec
 idle_cost() {
 	local p0 p1 r0 r1 w0 w1
 	barrier "idle-$1"
-	p0=$(cm_stat cm_ka_probes_sent) r0=$(cm_stat cm_ka_replies_received)
+	p0=$(cm_stat cm_ka_probes_sent 0) r0=$(cm_stat cm_ka_replies_received 0)
 	w0=$(( $(hw sent_pkts) + $(hw rcvd_pkts) ))
 	sleep "$IDLE_S"
-	p1=$(cm_stat cm_ka_probes_sent) r1=$(cm_stat cm_ka_replies_received)
+	p1=$(cm_stat cm_ka_probes_sent 0) r1=$(cm_stat cm_ka_replies_received 0)
 	w1=$(( $(hw sent_pkts) + $(hw rcvd_pkts) ))
 	echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel transport=$1" \
 	     "ka_probes_per_min=$(( (p1 - p0) * 60 / IDLE_S ))" \
