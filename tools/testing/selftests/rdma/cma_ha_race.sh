@@ -103,10 +103,14 @@ kmsg_mark churn
 t_start=$(now)
 i=0
 killed=0
+refused=0
 while [ $i -lt "$FLAPS" ]; do
 	i=$((i + 1))
 	if [ $((i % 2)) = 1 ]; then s=ib1; else s=ib0; fi
-	echo $s >/sys/class/net/bond0/bonding/active_slave 2>/dev/null
+	# both links stay up: bonding refuses a switch only to a slave that
+	# is not up, so a refusal is a slave the churn left down
+	echo $s >/sys/class/net/bond0/bonding/active_slave 2>/dev/null ||
+		refused=$((refused + 1))
 	if [ $((i % KILL_EVERY)) = 0 ]; then
 		set -- $MODES
 		shift $(( (i / KILL_EVERY) % 4 ))
@@ -118,7 +122,9 @@ while [ $i -lt "$FLAPS" ]; do
 	sleep "$(awk -v ms="$FLAP_MS" 'BEGIN { printf "%.3f", ms / 1000 }')"
 done
 t_end=$(now)
-echo "RDMA-HA-DATA: role=$ROLE what=churn flaps=$FLAPS killed=$killed seconds=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')"
+check "every switch of the active slave was taken ($refused of $FLAPS refused)" \
+	'[ "$refused" = 0 ]'
+echo "RDMA-HA-DATA: role=$ROLE what=churn flaps=$FLAPS killed=$killed refused=$refused seconds=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')"
 
 # -- settle on ib0 and check that everything works again -----------------
 bond_activate ib0
