@@ -218,10 +218,25 @@ KA_TRACE_LINE='
 # which must be within BOUND s plus KA_SLACK s.  The keepalive task is
 # armed for the very deadline; the slack is the guest's timer and
 # workqueue latency under TCG on a shared 2-core host, seen up to 0.17 s.
+# It must not be early either (a peer declared dead after one of three
+# silent intervals would pass an upper bound alone): the receive side
+# declares a peer dead only after interval x probes of silence, the send
+# side probes only after an interval of silence and may end sooner than
+# the bound only when that probe's retries ran out; both at most KA_EARLY
+# s before (the time stamps' clock ticks in 4 ms steps).
 KA_SLACK=0.4
+KA_EARLY=0.1
 ka_detect() {
-	local life=probe_received r dead last d dl
+	local life=probe_received r dead last d dl interval probes min
 	[ "$1" = tx ] && life=answered
+	read -r interval </sys/class/net/ib0/cm_keepalive_interval_ms
+	read -r probes </sys/class/net/ib0/cm_keepalive_probes
+	if [ "$1" = tx ]; then
+		min=$(awk -v i="$interval" -v e=$KA_EARLY 'BEGIN { print i / 1000 - e }')
+	else
+		min=$(awk -v i="$interval" -v p="$probes" -v e=$KA_EARLY \
+			'BEGIN { print i * p / 1000 - e }')
+	fi
 	r=$(awk -v t0="$2" -v dead="ipoib_cm_ka_$1_dead:" \
 		-v life="ipoib_cm_ka_$life:" "$KA_TRACE_LINE"'
 		ev == life { last[q] = ts }
@@ -240,6 +255,9 @@ ka_detect() {
 	   awk -v d="$dl" -v b="$4" -v s=$KA_SLACK \
 		'BEGIN { exit !(d + 0 > b + s) }'; then
 		log "FAIL: $3 not detected within the bound"
+		res=1
+	elif awk -v d="$dl" -v m="$min" 'BEGIN { exit !(d + 0 < m + 0) }'; then
+		log "FAIL: $3 declared dead $dl s after its last sign of life, before the $min s it may (${interval} ms x $probes)"
 		res=1
 	fi
 }
