@@ -775,14 +775,8 @@ run_scenarios() {
 			runs+=("$(kind_group "$k") $name $k")
 		done
 	done
-	if [ -n "$SCENARIO" ]; then
-		for name in ${SCENARIO//,/ }; do
-			grep -qs '^# rdma-ha:' "$SELFTESTS/$name.sh" ||
-				result "vm/$name" FAIL "no such scenario (tools/testing/selftests/rdma/$name.sh with a '# rdma-ha:' header)"
-		done
-		[ ${#runs[@]} -gt 0 ] ||
-			result "vm/$SCENARIO${KERNEL_KIND:+@$KERNEL_KIND}" FAIL "the selection runs nothing"
-	fi
+	[ -z "$SCENARIO" ] || [ ${#runs[@]} -gt 0 ] ||
+		result "vm/$SCENARIO${KERNEL_KIND:+@$KERNEL_KIND}" FAIL "the selection runs nothing"
 	[ ${#runs[@]} -gt 0 ] || return 0
 	# by what they boot (a full check has Debian's kernel, then the
 	# stock kernel, later), in file order within a group
@@ -927,8 +921,23 @@ check_selftests() {
 
 # ---- main ---------------------------------------------------------------
 
+# check_selection: every --scenario name is a scenario; before anything
+# is built, so that a typo fails at once.
+check_selection() {
+	local name bad=0
+	for name in ${SCENARIO//,/ }; do
+		grep -qs '^# rdma-ha:' "$SELFTESTS/$name.sh" && continue
+		result "vm/$name" FAIL "no such scenario (tools/testing/selftests/rdma/$name.sh with a '# rdma-ha:' header)"
+		bad=1
+	done
+	[ "$bad" = 0 ] && return
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	exit 1
+}
+
 start=$(date +%s)
 trap on_interrupt INT TERM HUP
+check_selection
 setup
 [ -z "$SETUP_ONLY" ] || exit 0
 rm -rf "$LOGDIR"
