@@ -115,6 +115,9 @@ start() {
 # for the port on ethN, the event the CM and IPoIB react to), never the
 # shell's time after it asked: a guest that leaves the barrier late would
 # take the reference after the events it is the reference of.
+# RDMA_HA_ACT_DELAY_S (rdma_ha.act_delay_s=S on the kernel command line):
+# guest a leaves every act's barrier S s late, as a guest of a loaded
+# host does, to prove that the references above hold for it.
 acts=0
 act() {
 	if [ "$1" != restore ]; then
@@ -123,6 +126,8 @@ act() {
 		T_WIN=$(now)
 	fi
 	barrier "act$seq-$1$2"
+	[ "$ROLE" = b ] || [ -z "${RDMA_HA_ACT_DELAY_S:-}" ] ||
+		nap "$RDMA_HA_ACT_DELAY_S"
 	case $1 in
 	switch)
 		T_ACT=$(now)
