@@ -22,7 +22,8 @@
  * the runner checks the console.
  *
  * --addr is an IPv4 address of an rxe device (default 198.18.0.1).
- * --require: fail instead of skip when the kernel lacks the option.
+ * --require: fail instead of skip when the kernel lacks the option or
+ * no RDMA device is bound to the address.
  *
  * TAP output; exit 0 pass, 1 fail, 4 skip.
  */
@@ -851,9 +852,9 @@ int main(int argc, char **argv)
 	/* Prerequisites: an RDMA device at @a, a kernel with the option. */
 	err = make_id(&t, RDMA_PS_TCP, ST_BOUND);
 	if (err) {
-		printf("1..0 # SKIP no RDMA device at %s: %s\n", a,
-		       strerror(err));
-		return KSFT_SKIP;
+		printf("1..0 # %s no RDMA device at %s: %s\n",
+		       require ? "FAIL" : "SKIP", a, strerror(err));
+		return require ? KSFT_FAIL : KSFT_SKIP;
 	}
 	err = setopt(t.id, RDMA_OPTION_ID, RDMA_OPTION_ID_HA_MODE, &m, 1);
 	drop_id(&t);
