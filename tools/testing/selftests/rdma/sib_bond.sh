@@ -73,11 +73,16 @@ if [ "$ROLE" = a ]; then
 			       gap * 1000, ga - gb - 1, gb, ga, (ta - tc) * 1000,
 			       n, last
 		}' /tmp/ping-bond.log | tee /tmp/bond-gap
-	# ping keeps working: answered again within 20 s, up to the end
-	awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-	     END { exit !(v["replies_after_cut"] > 0 && v["gap_ms"] < 20000 &&
+	# ping keeps working: answered again within GAP_MAX_MS, up to the
+	# end.  The failover is the cut's carrier loss reaching sib0 (the
+	# link watch: up to 1 s), miimon (100 ms) and a gratuitous ARP on the
+	# new slave; seen 450 ms on a loaded host.  A bond that waited for
+	# its neighbours to time out would take tens of seconds.
+	GAP_MAX_MS=5000
+	awk -v max=$GAP_MAX_MS '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+	     END { exit !(v["replies_after_cut"] > 0 && v["gap_ms"] < max &&
 			  v["last_seq"] >= 295) }' /tmp/bond-gap ||
-		{ log "FAIL: ping did not recover after the cut"; res=1; }
+		{ log "FAIL: ping did not recover within $GAP_MAX_MS ms of the cut, or stopped again"; res=1; }
 	host_cmd both "set_link n0 on"
 	wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state &&
 		log "sib0 port ACTIVE again" || { log "FAIL: sib0 not ACTIVE"; res=1; }
