@@ -266,15 +266,16 @@ if [ "$draft" = 0 ]; then
 	fi
 fi
 
-# maint_entries FILE: the entries of the base's MAINTAINERS, other than
-# THE REST, that give FILE a maintainer (M:) and a list (L:), one a line,
-# most specific first (scripts/get_maintainer.pl of the base, asked
-# about a patch that adds FILE: it needs no such file in the tree).
+# maint_entries FILE [MAINTAINERS]: the entries of the base's MAINTAINERS
+# (or of the file MAINTAINERS), other than THE REST, that give FILE a
+# maintainer (M:) and a list (L:), one a line, most specific first
+# (scripts/get_maintainer.pl of the base, asked about a patch that adds
+# FILE: it needs no such file in the tree).
 maint_entries() {
 	printf 'diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+\n' \
 		"$1" "$1" "$1" >"$tmp/maint.patch"
 	(cd "$BASE_DIR" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-		--no-rolestats --sections "$tmp/maint.patch") |
+		--no-rolestats --sections --mpath "${2:-$BASE_DIR/MAINTAINERS}" "$tmp/maint.patch") |
 	awk 'BEGIN { RS = ""; FS = "\n" }
 	     $1 != "THE REST" && !seen[$1]++ {
 		m = l = 0
@@ -288,7 +289,7 @@ maint_entries() {
 # MAINTAINERS).
 maint_check() {
 	local c=$1 f e
-	MAINT_LINES=() MAINT_UNCOVERED=() MAINT_TOUCHED=0
+	MAINT_LINES=() MAINT_UNCOVERED=() MAINT_NOW_UNCOVERED=() MAINT_TOUCHED=0
 	mapfile -t MAINT_ADDED < <(wgit diff-tree -r --no-commit-id --name-only \
 		--diff-filter=A "$c^" "$c")
 	for f in "${MAINT_ADDED[@]}"; do
@@ -296,7 +297,7 @@ maint_check() {
 		if [ -n "$e" ]; then
 			MAINT_LINES+=("$f: $e")
 		else
-			MAINT_LINES+=("$f: NO ENTRY with a maintainer and a list")
+			MAINT_LINES+=("$f: no entry with a maintainer and a list in the base's MAINTAINERS")
 			MAINT_UNCOVERED+=("$f")
 		fi
 	done
@@ -306,6 +307,19 @@ maint_check() {
 	done < <(wgit diff-tree -r --no-commit-id --name-only --diff-filter=D "$c^" "$c")
 	! wgit diff-tree -r --no-commit-id --name-only "$c^" "$c" | grep -qx MAINTAINERS ||
 		MAINT_TOUCHED=1
+	# A patch that changes MAINTAINERS must cover what the base does not.
+	[ "$MAINT_TOUCHED" = 1 ] && [ ${#MAINT_UNCOVERED[@]} -gt 0 ] || return 0
+	wgit show "$c:MAINTAINERS" >"$tmp/MAINTAINERS.step"
+	MAINT_NOW_UNCOVERED=()
+	for f in "${MAINT_ADDED[@]}"; do
+		case " ${MAINT_UNCOVERED[*]} " in *" $f "*) ;; *) continue ;; esac
+		e=$(maint_entries "$f" "$tmp/MAINTAINERS.step" | paste -sd, - | sed 's/,/, /g')
+		if [ -n "$e" ]; then
+			MAINT_LINES+=("$f: $e, with this patch's MAINTAINERS change")
+		else
+			MAINT_NOW_UNCOVERED+=("$f")
+		fi
+	done
 }
 
 # checkpatch --strict on every patch; FILE_PATH_CHANGES answered by the
@@ -336,6 +350,10 @@ for ((i = 0; i < ${#emitted[@]} && checkpatch; i++)); do
 	   [ ${#MAINT_UNCOVERED[@]} -eq 0 ]; then
 		findings=$(printf '%s\n%s' "$findings" \
 			"MAINTAINERS: the patch changes MAINTAINERS, but the base's entries already cover every file it adds: upstream wants no entry of their own for them" |
+			sed '/^$/d')
+	elif [ ${#MAINT_NOW_UNCOVERED[@]} -gt 0 ]; then
+		findings=$(printf '%s\n%s' "$findings" \
+			"MAINTAINERS: the patch changes MAINTAINERS, but no entry with a maintainer and a list covers ${MAINT_NOW_UNCOVERED[*]} even then" |
 			sed '/^$/d')
 	fi
 	if [ -n "$sum" ] && [ -z "$findings" ]; then
