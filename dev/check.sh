@@ -886,8 +886,8 @@ run_scenarios() {
 # Debian's and of the stock kernel boot (the DKMS modules and Debian's
 # initramfs, then the stock kernel), at the guests' own priority, so that
 # those runs can start while the lanes are busy; then what no guest needs,
-# the static checks and the round trip, beside each other under
-# SCHED_IDLE, which gets a CPU only when no guest wants one.  The
+# the static checks, the round trip and then the series checks, beside
+# each other under SCHED_IDLE, which gets a CPU only when no guest wants one.  The
 # background's results are counted when it has ended, in its order.
 BG_READY=$LOGDIR/.ready
 
@@ -1031,7 +1031,7 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
 	check_selftests
-	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow the guests')"
+	echo "(DKMS, the stock kernel, static checks, the round trip and the series checks run beside the guests; their results follow the guests')"
 	background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
 	BG_PID=$bg
