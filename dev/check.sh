@@ -100,20 +100,19 @@ series_checks() {
 }
 
 # series_mailable: the draft series is clean, and every author and
-# sign-off in it is the runner's identity (when there is one).
+# sign-off in it is the runner's identity (when there is one), as the
+# commits series.sh emitted (out/series-work) say: the mail headers may
+# be folded or RFC 2047-encoded.
 series_mailable() {
-	local s=$RDMA_HA_ROOT/dev/series.sh dir=$LOGDIR/series who bad
-	"$s" --draft "$dir" || return
+	local s=$RDMA_HA_ROOT/dev/series.sh who bad
+	"$s" --draft "$LOGDIR/series" || return
 	who=$("$s" --draft --whoami 2>/dev/null) || return
 	case "$who" in "(none"*) return 0 ;; esac
-	# (the header's From: may be folded: unfold it)
-	bad=$(for f in "$dir"/*.patch; do
-		awk '/^$/ { exit } /^[ \t]/ { l = l $0; next } { if (l) print l; l = $0 }
-		     END { if (l) print l }' "$f" | sed 's/^From: */From: /; s/[ \t]\{1,\}</ </' |
-			grep '^From: ' | grep -vxF "From: $who" | sed "s|^|$(basename "$f"): |"
-		sed -n '/^---$/q; /^Signed-off-by: /p' "$f" | grep -vxF "Signed-off-by: $who" |
-			sed "s|^|$(basename "$f"): |"
-	done)
+	bad=$(git --git-dir="$OUT/series-work" log \
+		--format='%h %s%x09author: %an <%ae>%n%(trailers:key=Signed-off-by)' base..series |
+		awk -F '\t' -v who="$who" '
+			NF == 2 { c = $1; if ($2 != "author: " who) print c ": " $2; next }
+			/^Signed-off-by: / && $0 != "Signed-off-by: " who { print c ": " $0 }')
 	[ -z "$bad" ] || { echo "not the runner's identity ($who):"; echo "$bad"; return 1; }
 	echo "every author and sign-off: $who"
 }
