@@ -80,6 +80,93 @@ check_series() {
 	fi
 }
 
+# ---- the mailable series ------------------------------------------------
+#
+# What make series would mail, checked as such: dev/series.sh --draft (a
+# check signs nothing off, so any identity, marked DRAFT) must exit 0:
+# checkpatch --strict clean on every emitted patch, new files included,
+# and every new file covered by the base's MAINTAINERS.  series/bisect:
+# every step of it builds what it can break (drivers/infiniband/ in the
+# test kernel's configuration; dev/series.sh --build-steps).
+
+# series_checks [bisect]: the series' checks; with "bisect", the per-step
+# build too.
+series_checks() {
+	run_check check/series-ident series_ident_selftest
+	run_check series/mailable series_mailable
+	[ "${1:-}" != bisect ] ||
+		run_check series/bisect "$RDMA_HA_ROOT/dev/series.sh" --draft \
+			--no-checkpatch --build-steps "$LOGDIR/series-steps"
+}
+
+# series_mailable: the draft series is clean, and every author and
+# sign-off in it is the runner's identity (when there is one), as the
+# commits series.sh emitted (out/series-work) say: the mail headers may
+# be folded or RFC 2047-encoded.
+series_mailable() {
+	local s=$RDMA_HA_ROOT/dev/series.sh who bad
+	"$s" --draft "$LOGDIR/series" || return
+	who=$("$s" --draft --whoami 2>/dev/null) || return
+	case "$who" in "(none"*) return 0 ;; esac
+	bad=$(git --git-dir="$OUT/series-work" log \
+		--format='%h %s%x09author: %an <%ae>%n%(trailers:key=Signed-off-by)' base..series |
+		awk -F '\t' -v who="$who" '
+			NF == 2 { c = $1; if ($2 != "author: " who) print c ": " $2; next }
+			/^Signed-off-by: / && $0 != "Signed-off-by: " who { print c ": " $0 }')
+	[ -z "$bad" ] || { echo "not the runner's identity ($who):"; echo "$bad"; return 1; }
+	echo "every author and sign-off: $who"
+}
+
+# series_ident_selftest: dev/series.sh refuses, without --draft, a
+# missing identity, the placeholder and addresses under reserved domains,
+# writing nothing, and accepts them with --draft; it accepts a real-
+# looking identity, also from the runner's global configuration; the
+# placeholder's sign-off becomes the runner's.
+series_ident_selftest() (
+	local d s=$RDMA_HA_ROOT/dev/series.sh x n e out got
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	export HOME=$d GIT_CONFIG_NOSYSTEM=1
+	unset GIT_CONFIG_GLOBAL GIT_CONFIG_COUNT
+	git init -q "$d/repo"
+	for x in "rdma-ha developers|rdma-ha@example.invalid" "Jane Doe|jane@example.com" \
+		 "Jane Doe|jane@users.noreply.a-seed.example" "Jane Doe|jane@host.test" \
+		 "Jane Doe|jane" "Jane Doe|" "|jane@kernel.org"; do
+		n=${x%%|*} e=${x#*|}
+		git -C "$d/repo" config --unset-all user.name || true
+		git -C "$d/repo" config --unset-all user.email || true
+		[ -z "$n" ] || git -C "$d/repo" config user.name "$n"
+		[ -z "$e" ] || git -C "$d/repo" config user.email "$e"
+		# (--whoami: an identity wrongly accepted emits nothing either)
+		if out=$("$s" --repo "$d/repo" --whoami "$d/series" 2>&1) || [ -e "$d/series" ]; then
+			echo "'$n <$e>' accepted for a mailable series: $out"; exit 1
+		fi
+		grep -q '^error: refusing to emit a mailable series: ' <<<"$out" ||
+			{ echo "'$n <$e>' refused without a clear message: $out"; exit 1; }
+		"$s" --repo "$d/repo" --draft --whoami >/dev/null 2>&1 ||
+			{ echo "'$n <$e>' refused with --draft"; exit 1; }
+	done
+	git -C "$d/repo" config --unset-all user.name
+	git -C "$d/repo" config --unset-all user.email
+	git config --global user.name "Jane Doe"
+	git config --global user.email "jane.doe@kernel.org"
+	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
+		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
+		{ echo "the runner's global identity not taken: $got"; exit 1; }
+	git -C "$d/repo" config user.email "jane@rdma.dev"
+	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
+		[ "$got" = "Jane Doe <jane@rdma.dev>" ] ||
+		{ echo "the repository's identity not taken: $got"; exit 1; }
+	got=$(printf '%s\n' "RDMA/x: Subject" "" "Body." "" \
+		"Signed-off-by: rdma-ha developers <rdma-ha@example.invalid>" \
+		"Signed-off-by: Jane Doe <jane@rdma.dev>" |
+		bash -c '. "$1/dev/lib.sh"; . "$1/dev/tree-lib.sh"; rh_signoff "Jane Doe <jane@rdma.dev>"' - "$RDMA_HA_ROOT" |
+		grep -i 'signed-off-by')
+	[ "$got" = "Signed-off-by: Jane Doe <jane@rdma.dev>" ] ||
+		{ echo "the placeholder's sign-off became: $got"; exit 1; }
+	echo "identity: 7 refused (accepted with --draft), real ones taken from the repository and ~/.gitconfig, sign-off replaced"
+)
+
 # ---- kernels ------------------------------------------------------------
 
 build_kernels() {
@@ -792,14 +879,14 @@ run_scenarios() {
 # Debian's and of the stock kernel boot (the DKMS modules and Debian's
 # initramfs, then the stock kernel), at the guests' own priority, so that
 # those runs can start while the lanes are busy; then what no guest needs,
-# the static checks and the round trip, beside each other under
-# SCHED_IDLE, which gets a CPU only when no guest wants one.  The
+# the static checks, the round trip and then the series checks, beside
+# each other under SCHED_IDLE, which gets a CPU only when no guest wants one.  The
 # background's results are counted when it has ended, in its order.
 BG_READY=$LOGDIR/.ready
 
 # background_work: what runs beside the guests.
 background_work() {
-	local rt=$LOGDIR/.roundtrip.out
+	local rt=$LOGDIR/.roundtrip.out rt_pid=
 	dkms_checks all
 	build_initramfs_debian
 	touch "$BG_READY.debian"
@@ -811,10 +898,15 @@ background_work() {
 	: >"$rt"
 	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
 		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh" >"$rt" 2>&1 &
+		rt_pid=$!
 	fi
+	# after the round trip, which records the base in out/base.git that
+	# dev/series.sh needs too (made once, by one of them)
+	{ while kill -0 "${rt_pid:-}" 2>/dev/null; do sleep 5; done
+	  series_checks bisect; } >"$LOGDIR/.series.out" 2>&1 &
 	static_checks
 	wait
-	cat "$rt"
+	cat "$rt" "$LOGDIR/.series.out"
 }
 
 # record_background OUT: count the results background_work printed.
@@ -947,7 +1039,7 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
 	check_selftests
-	echo "(DKMS, the stock kernel, static checks and the round trip run beside the guests; their results follow the guests')"
+	echo "(DKMS, the stock kernel, static checks, the round trip and the series checks run beside the guests; their results follow the guests')"
 	background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
 	BG_PID=$bg
@@ -961,6 +1053,7 @@ else
 		build_kernels
 	fi
 	want static && static_checks
+	want static && series_checks bisect
 	if want dkms; then
 		dkms_checks all
 	elif want vm && selected_kernels | grep -qx debian; then

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# series.sh [--prefix PREFIX] [-v N] [--check-build] [--allow-unowned]
-#           [--repo REPO] [OUTDIR]
+# series.sh [--prefix PREFIX] [-v N] [--draft] [--whoami] [--no-checkpatch]
+#           [--build-steps] [--check-build] [--allow-unowned] [--repo REPO]
+#           [OUTDIR]
 #
 # Emits the whole work as a git format-patch series against the base, for
 # the linux-rdma list, into OUTDIR (default out/series):
@@ -10,16 +11,39 @@
 #   NNNN-*.patch              one per patch of patches/series, each with the
 #                             new files patches/new-files assigns to it
 # Threaded (--thread), subject prefix "PATCH rdma-next" unless --prefix.
-# Runs checkpatch.pl --strict on every patch and reports; with
-# --check-build, also builds the kernel (allnoconfig + the test fragment)
-# at every step, to prove the series bisectable (slow).
+#
+# The patches are authored and signed off by whoever runs this: git's
+# user.name and user.email for REPO.  A patch whose author is the
+# project's placeholder (rdma-ha developers <rdma-ha@example.invalid>)
+# gets that identity as its author, and every placeholder Signed-off-by
+# becomes its sign-off (which is appended where there is none).  A
+# missing identity, the placeholder or an address under a reserved domain
+# (.invalid, .example, example.com, ...) is refused: nothing is written.
+# --draft accepts any identity (or none: the patches keep their own),
+# puts DRAFT in the subject prefix and says in the cover letter that the
+# series is not for mailing.  --whoami: print the identity and stop.
+#
+# Runs checkpatch.pl --strict on every patch (--no-checkpatch: not).  Its
+# question whether MAINTAINERS needs updating (FILE_PATH_CHANGES) for a
+# patch that adds files is answered here: every added file must have an
+# entry with a maintainer and a list in the base's MAINTAINERS
+# (scripts/get_maintainer.pl of the base; printed per file), and a patch
+# that changes MAINTAINERS although the base covers every file it adds
+# is a finding: upstream wants no entries of its own for them.  Every
+# other finding counts.
+#
+# --build-steps builds, at every step of the series, what the series can
+# break in the test kernel (drivers/infiniband/ with the patched debug
+# configuration, newest step first, incrementally); --check-build builds
+# the whole kernel (allnoconfig + the test fragment) at every step (slow).
 #
 # New files owned by '-' in patches/new-files are project files and are
 # not emitted.  A new file with no entry is an error (--allow-unowned:
 # leave it out with a warning).
 #
-# Exit status: 0 clean; 1 error (nothing or a partial series written);
-# 2 series written but checkpatch or a build step reported problems.
+# Exit status: 0 clean; 1 error or refusal (nothing or a partial series
+# written); 2 series written but checkpatch, the MAINTAINERS coverage, a
+# placeholder left in a mailable series or a build step reported problems.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tree-lib.sh"
@@ -27,6 +51,10 @@ set -euo pipefail
 prefix="PATCH rdma-next"
 reroll=
 check_build=0
+build_steps=0
+draft=0
+whoami=0
+checkpatch=1
 allow_unowned=0
 repo=$RDMA_HA_ROOT
 outdir=
@@ -37,10 +65,14 @@ while [ $# -gt 0 ]; do
 	-v) [ $# -ge 2 ] || die "-v needs a number"; reroll=$2; shift ;;
 	-v*) reroll=${1#-v} ;;
 	--check-build) check_build=1 ;;
+	--build-steps) build_steps=1 ;;
+	--draft) draft=1 ;;
+	--whoami) whoami=1 ;;
+	--no-checkpatch) checkpatch=0 ;;
 	--allow-unowned) allow_unowned=1 ;;
 	--repo) [ $# -ge 2 ] || die "--repo needs a directory"; repo=$2; shift ;;
 	--repo=*) repo=${1#--repo=} ;;
-	-h|--help) sed -n '3,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,50s/^# \{0,1\}//p' "$0" | sed '/^set /,$d'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) [ -z "$outdir" ] || die "only one OUTDIR"; outdir=$1 ;;
 	esac
@@ -49,6 +81,37 @@ done
 case "$reroll" in ''|[1-9]|[1-9][0-9]) ;; *) die "-v takes a number" ;; esac
 repo=$(cd "$repo" && pwd)
 outdir=$(rh_abspath "${outdir:-$OUT/series}")
+
+# Who signs the series off: git's identity for REPO, with the runner's
+# own configuration.  Checked before anything is done.
+r_name=$(rh_user_git -C "$repo" config --get user.name || true)
+r_email=$(rh_user_git -C "$repo" config --get user.email || true)
+ident=
+if why=$(rh_ident_problem "$r_name" "$r_email"); then
+	if [ "$draft" = 0 ]; then
+		cat >&2 <<-EOF
+		error: refusing to emit a mailable series: $why.
+		    The patches are authored and signed off (Developer Certificate of
+		    Origin) by whoever emits them, under a real name and address:
+		        git config user.name "Your Name"
+		        git config user.email "your address"
+		    (in this repository, or with --global).  --draft emits a series
+		    with any identity, marked as not for mailing.
+		EOF
+		exit 1
+	fi
+	log "draft: $why; the series is not for mailing"
+	[ -z "$r_name" ] || [ -z "$r_email" ] || ident="$r_name <$r_email>"
+else
+	ident="$r_name <$r_email>"
+fi
+if [ "$whoami" = 1 ]; then
+	echo "${ident:-(none: each patch keeps its own author and sign-off)}"
+	exit 0
+fi
+if [ "$draft" = 1 ]; then
+	case " $prefix " in *" DRAFT "*) ;; *) prefix="DRAFT $prefix" ;; esac
+fi
 work=$OUT/series-work
 wgit() { git --git-dir="$work" "$@"; }
 
@@ -97,6 +160,7 @@ export GIT_INDEX_FILE=$tmp/index
 wgit read-tree "$base"
 parent=$base
 first_author=
+declare -A placeholders=([$RH_PLACEHOLDER_EMAIL]=1)
 for p in "${series[@]}"; do
 	wgit mailinfo "$tmp/msg" "$tmp/patch" <"$repo/patches/$p" >"$tmp/info" ||
 		die "patches/$p: not a patch with a mail header (run dev/tree.sh export)"
@@ -105,6 +169,10 @@ for p in "${series[@]}"; do
 	a_date=$(sed -n 's/^Date: //p' "$tmp/info")
 	subj=$(sed -n 's/^Subject: //p' "$tmp/info")
 	[ -n "$a_name" ] && [ -n "$subj" ] || die "patches/$p: no author or subject"
+	if [ -n "$ident" ] && rh_ident_problem "$a_name" "$a_mail" >/dev/null; then
+		placeholders[$a_mail]=1
+		a_name=$r_name a_mail=$r_email
+	fi
 	[ -n "$first_author" ] || first_author="$a_name <$a_mail>"
 	if [ -s "$tmp/patch" ] && ! out=$(wgit apply --cached "$tmp/patch" 2>&1); then
 		echo "$out" | sed 's/^/    /' >&2
@@ -122,6 +190,10 @@ for p in "${series[@]}"; do
 		wgit update-index --add --cacheinfo "$mode,$sha,$f"
 	done
 	{ echo "$subj"; if [ -s "$tmp/msg" ]; then echo; cat "$tmp/msg"; fi; } >"$tmp/message"
+	if [ -n "$ident" ]; then
+		rh_signoff "$ident" <"$tmp/message" >"$tmp/message.signed"
+		mv "$tmp/message.signed" "$tmp/message"
+	fi
 	tree=$(wgit write-tree)
 	parent=$(GIT_AUTHOR_NAME=$a_name GIT_AUTHOR_EMAIL=$a_mail GIT_AUTHOR_DATE=$a_date \
 		GIT_COMMITTER_NAME=$a_name GIT_COMMITTER_EMAIL=$a_mail GIT_COMMITTER_DATE=$a_date \
@@ -148,12 +220,21 @@ awk -v kv="$kver" -v pkg="$BASE_PKG" -v pv="$BASE_VERSION" -v n="${#series[@]}" 
 	  if ($0 == "@LOCAL_FILES@") { print loc; next } print }' "$tmp/cover" |
 	awk 'NF{s=1} s' >"$tmp/cover.txt"
 cover_subject=$(head -n1 "$tmp/cover.txt")
-tail -n +2 "$tmp/cover.txt" | awk 'NF{s=1} s' >"$tmp/cover.body"
+{
+	if [ "$draft" = 1 ]; then
+		echo "DRAFT, NOT FOR MAILING (dev/series.sh --draft).  Author and"
+		echo "Signed-off-by, not accepted for mailing:"
+		echo "  ${ident:-those of the stored patches}"
+		echo
+	fi
+	tail -n +2 "$tmp/cover.txt" | awk 'NF{s=1} s'
+} >"$tmp/cover.body"
 
 # Emit.
 mkdir -p "$outdir"
 find "$outdir" -maxdepth 1 -type f -name '*.patch' -delete
-GIT_COMMITTER_NAME=${first_author% <*} GIT_COMMITTER_EMAIL=$(echo "$first_author" | sed 's/.*<\(.*\)>/\1/') \
+committer=${ident:-$first_author}
+GIT_COMMITTER_NAME=${committer% <*} GIT_COMMITTER_EMAIL=$(echo "$committer" | sed 's/.*<\(.*\)>/\1/') \
 	wgit format-patch -q -M --abbrev=12 --cover-letter --thread --subject-prefix="$prefix" \
 	${reroll:+-v "$reroll"} --encode-email-headers -o "$outdir" "$base..series"
 cover=$(ls "$outdir"/*0000-cover-letter.patch)
@@ -168,33 +249,204 @@ if [ ${#local_files[@]} -gt 0 ]; then
 fi
 
 status=0
+mapfile -t commits < <(wgit rev-list --reverse "$base..series")
+mapfile -t emitted < <(ls "$outdir"/*.patch | grep -v -- '-cover-letter\.patch$')
+[ ${#commits[@]} = ${#series[@]} ] && [ ${#emitted[@]} = ${#series[@]} ] ||
+	die "${#series[@]} patches, but ${#commits[@]} commits and ${#emitted[@]} files emitted"
 
-# checkpatch --strict on every patch.
+# A mailable series carries no placeholder identity anywhere (a patch
+# may still have one in its text, e.g. in a MAINTAINERS entry).
+if [ "$draft" = 0 ]; then
+	ph_args=()
+	for e in "${!placeholders[@]}"; do ph_args+=(-e "$e"); done
+	if left=$(grep -nF "${ph_args[@]}" "$outdir"/*.patch); then
+		echo "identity: the series still carries a placeholder identity:"
+		echo "$left" | sed "s|^$outdir/||; s/^/    /"
+		status=2
+	fi
+fi
+
+# maint_entries FILE [MAINTAINERS]: the entries of the base's MAINTAINERS
+# (or of the file MAINTAINERS), other than THE REST, that give FILE a
+# maintainer (M:) and a list (L:), one a line, most specific first
+# (scripts/get_maintainer.pl of the base, asked about a patch that adds
+# FILE: it needs no such file in the tree).
+maint_entries() {
+	printf 'diff --git a/%s b/%s\nnew file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+\n' \
+		"$1" "$1" "$1" >"$tmp/maint.patch"
+	(cd "$BASE_DIR" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-rolestats --sections --mpath "${2:-$BASE_DIR/MAINTAINERS}" "$tmp/maint.patch") |
+	awk 'BEGIN { RS = ""; FS = "\n" }
+	     $1 != "THE REST" && !seen[$1]++ {
+		m = l = 0
+		for (i = 2; i <= NF; i++) { if ($i ~ /^M:/) m = 1; if ($i ~ /^L:/) l = 1 }
+		if (m && l) print $1 }'
+}
+
+# maint_check COMMIT: MAINT_LINES (per added file, who covers it),
+# MAINT_ADDED (files COMMIT adds), MAINT_UNCOVERED (those the base does
+# not cover, and files it deletes), MAINT_TOUCHED (1: it changes
+# MAINTAINERS).
+maint_check() {
+	local c=$1 f e
+	MAINT_LINES=() MAINT_UNCOVERED=() MAINT_NOW_UNCOVERED=() MAINT_TOUCHED=0
+	mapfile -t MAINT_ADDED < <(wgit diff-tree -r --no-commit-id --name-only \
+		--diff-filter=A "$c^" "$c")
+	for f in "${MAINT_ADDED[@]}"; do
+		e=$(maint_entries "$f" | paste -sd, - | sed 's/,/, /g')
+		if [ -n "$e" ]; then
+			MAINT_LINES+=("$f: $e")
+		else
+			MAINT_LINES+=("$f: no entry with a maintainer and a list in the base's MAINTAINERS")
+			MAINT_UNCOVERED+=("$f")
+		fi
+	done
+	while IFS= read -r f; do
+		MAINT_LINES+=("$f: deleted")
+		MAINT_UNCOVERED+=("$f")
+	done < <(wgit diff-tree -r --no-commit-id --name-only --diff-filter=D "$c^" "$c")
+	! wgit diff-tree -r --no-commit-id --name-only "$c^" "$c" | grep -qx MAINTAINERS ||
+		MAINT_TOUCHED=1
+	# A patch that changes MAINTAINERS must cover what the base does not.
+	[ "$MAINT_TOUCHED" = 1 ] && [ ${#MAINT_UNCOVERED[@]} -gt 0 ] || return 0
+	wgit show "$c:MAINTAINERS" >"$tmp/MAINTAINERS.step"
+	MAINT_NOW_UNCOVERED=()
+	for f in "${MAINT_ADDED[@]}"; do
+		case " ${MAINT_UNCOVERED[*]} " in *" $f "*) ;; *) continue ;; esac
+		e=$(maint_entries "$f" "$tmp/MAINTAINERS.step" | paste -sd, - | sed 's/,/, /g')
+		if [ -n "$e" ]; then
+			MAINT_LINES+=("$f: $e, with this patch's MAINTAINERS change")
+		else
+			MAINT_NOW_UNCOVERED+=("$f")
+		fi
+	done
+}
+
+# checkpatch --strict on every patch; FILE_PATH_CHANGES answered by the
+# base's MAINTAINERS (maint_check).
 cp_log=$OUT/series-checkpatch.log
 : >"$cp_log"
 bad=0
-for f in "$outdir"/*.patch; do
-	case "$f" in *0000-cover-letter.patch) continue ;; esac
-	if out=$(perl "$BASE_DIR/scripts/checkpatch.pl" --strict --color=never \
+for ((i = 0; i < ${#emitted[@]} && checkpatch; i++)); do
+	f=${emitted[i]} c=${commits[i]}
+	name=$(basename "$f")
+	if out=$(perl "$BASE_DIR/scripts/checkpatch.pl" --strict --show-types --color=never \
 			--root="$BASE_DIR" "$f" 2>&1); then :; fi
-	{ echo "=== $(basename "$f")"; echo "$out"; } >>"$cp_log"
-	sum=$(echo "$out" | grep -E '^total: ' | tail -n1)
-	if echo "$sum" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
-		echo "checkpatch: $(basename "$f"): clean"
+	{ echo "=== $name"; echo "$out"; } >>"$cp_log"
+	sum=$(echo "$out" | grep -E '^total: ' | tail -n1 || true)
+	findings=$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK):' || true)
+	maint_check "$c"
+	note=
+	if echo "$findings" | grep -q '^WARNING:FILE_PATH_CHANGES:' &&
+	   [ ${#MAINT_ADDED[@]} -gt 0 ] && [ ${#MAINT_UNCOVERED[@]} -eq 0 ]; then
+		findings=$(echo "$findings" | grep -v '^WARNING:FILE_PATH_CHANGES:' || true)
+		note=" (FILE_PATH_CHANGES: the base's MAINTAINERS covers every new file)"
+	elif [ ${#MAINT_UNCOVERED[@]} -gt 0 ] && [ "$MAINT_TOUCHED" = 0 ]; then
+		findings=$(printf '%s\n%s' "$findings" \
+			"MAINTAINERS: no entry of the base's MAINTAINERS covers ${MAINT_UNCOVERED[*]}: add it (F:) to the entry of the code it belongs to" |
+			sed '/^$/d')
+	fi
+	if [ "$MAINT_TOUCHED" = 1 ] && [ ${#MAINT_ADDED[@]} -gt 0 ] &&
+	   [ ${#MAINT_UNCOVERED[@]} -eq 0 ]; then
+		findings=$(printf '%s\n%s' "$findings" \
+			"MAINTAINERS: the patch changes MAINTAINERS, but the base's entries already cover every file it adds: upstream wants no entry of their own for them" |
+			sed '/^$/d')
+	elif [ ${#MAINT_NOW_UNCOVERED[@]} -gt 0 ]; then
+		findings=$(printf '%s\n%s' "$findings" \
+			"MAINTAINERS: the patch changes MAINTAINERS, but no entry with a maintainer and a list covers ${MAINT_NOW_UNCOVERED[*]} even then" |
+			sed '/^$/d')
+	fi
+	if [ -n "$sum" ] && [ -z "$findings" ]; then
+		echo "checkpatch: $name: clean$note"
 	else
 		bad=$((bad + 1))
-		echo "checkpatch: $(basename "$f"): ${sum:-no verdict}"
-		echo "$out" | grep -E '^(ERROR|WARNING|CHECK):' | sed 's/^/    /'
+		echo "checkpatch: $name: ${sum:-no verdict}"
+		[ -z "$findings" ] || echo "$findings" | sed 's/^/    /'
 	fi
+	[ ${#MAINT_LINES[@]} -eq 0 ] || printf '    maintainers: %s\n' "${MAINT_LINES[@]}"
 done
-if [ "$bad" -gt 0 ]; then
+if [ "$checkpatch" = 0 ]; then
+	:
+elif [ "$bad" -gt 0 ]; then
 	echo "checkpatch: $bad patch(es) with findings; full output in $cp_log"
 	status=2
 else
 	echo "checkpatch: all ${#series[@]} patch(es) clean"
 fi
 
-# Optional: build the kernel at every step.
+# --build-steps: at every step, what the series can break in the test
+# kernel.  The patches change drivers/infiniband/ and the headers of
+# include/rdma/ and include/uapi/rdma/, which only drivers/infiniband/
+# includes in that configuration, so building drivers/infiniband/ (with
+# what it needs: Kbuild's prepare stage) is enough.  The configuration is
+# the patched debug kernel's (kernel.config, debug.config, patched.config:
+# the options of the new code are on from the step that adds them), and
+# the tree is laid out like out/patched/{src,build-debug}, so that ccache
+# (base dir out/) has the objects of the newest step from the patched
+# build.  Newest step first, then backwards: every step after that
+# recompiles only what its diff to the one before changes (make's own
+# dependencies; Kconfig is run again only when a Kconfig file changed).
+if [ "$build_steps" = 1 ]; then
+	need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache
+	ssrc=$OUT/series-steps/src
+	sobj=$OUT/series-steps/build-debug
+	q=$repo/tools/testing/selftests/rdma/qemu
+	sfrags="$q/kernel.config $q/debug.config $q/patched.config"
+	for f in $sfrags; do [ -f "$f" ] || die "no config fragment $f"; done
+	if [ ! -d "$ssrc/.git" ]; then
+		log "build-steps: checking out the series in $ssrc (once)"
+		mkdir -p "$ssrc"
+		git init -q "$ssrc"
+	fi
+	printf '%s\n%s\n' "$work/objects" "$RH_BASE_GIT/objects" >"$ssrc/.git/objects/info/alternates"
+	ccache_env
+	smake() {
+		nice -n 10 make -C "$ssrc" O="$sobj" ARCH=x86_64 CC="ccache gcc" \
+			HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+	}
+	step_configure() {
+		rm -f "$sobj/.rdma-ha-cfg"
+		smake -s allnoconfig &&
+		(cd "$sobj" && "$ssrc/scripts/kconfig/merge_config.sh" -m -O "$sobj" \
+			"$sobj/.config" $sfrags) &&
+		smake -s olddefconfig &&
+		echo "$frag_sum" >"$sobj/.rdma-ha-cfg"
+	}
+	mkdir -p "$sobj"
+	frag_sum=$(cat $sfrags | sha1sum | cut -d' ' -f1)
+	prev=
+	declare -A step_result=()
+	t0=$(date +%s)
+	for ((i = ${#commits[@]}; i >= 1; i--)); do
+		c=${commits[i-1]}
+		git -C "$ssrc" checkout -q -f --detach "$c"
+		blog=$OUT/series-steps/step-$i.log
+		reconf=0
+		if [ -z "$prev" ] || [ ! -f "$sobj/.config" ] ||
+		   [ "$(cat "$sobj/.rdma-ha-cfg" 2>/dev/null)" != "$frag_sum" ] ||
+		   git -C "$ssrc" diff --name-only "$prev" "$c" | grep -q 'Kconfig'; then
+			reconf=1
+		fi
+		if { [ "$reconf" = 0 ] || step_configure; } >"$blog" 2>&1 &&
+		   smake drivers/infiniband/ >>"$blog" 2>&1; then
+			step_result[$i]=ok
+		else
+			step_result[$i]="FAILED (log: $blog)"
+			status=2
+		fi
+		prev=$c
+	done
+	for ((i = 1; i <= ${#commits[@]}; i++)); do
+		echo "build-steps: $i/${#commits[@]} $(wgit log -1 --format=%s "${commits[i-1]}"): ${step_result[$i]}"
+		case "${step_result[$i]}" in
+		ok) ;;
+		*) grep -E 'error|Error' "$OUT/series-steps/step-$i.log" | head -n 10 | sed 's/^/    /' ;;
+		esac
+	done
+	echo "build-steps: ${#commits[@]} steps in $(( $(date +%s) - t0 )) s"
+fi
+
+# --check-build: the whole kernel at every step.
 if [ "$check_build" = 1 ]; then
 	need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache
 	# Laid out like out/patched/{src,build-release}, so that ccache (base

@@ -4,7 +4,11 @@
 
 # Every git command of these scripts runs without the host's global and
 # system configuration, so that diff.noprefix, format.*, commit.gpgSign,
-# core.autocrlf and the like cannot change what is generated.
+# core.autocrlf and the like cannot change what is generated.  Only the
+# identity of whoever runs them is read from that configuration
+# (rh_user_git).
+RH_USER_GIT_CONFIG_GLOBAL=${GIT_CONFIG_GLOBAL-}
+RH_USER_GIT_CONFIG_NOSYSTEM=${GIT_CONFIG_NOSYSTEM-}
 export GIT_CONFIG_NOSYSTEM=1
 export GIT_CONFIG_GLOBAL=/dev/null
 export GIT_TERMINAL_PROMPT=0
@@ -21,6 +25,10 @@ RH_FIXED_DATE="2026-01-01T00:00:00+0000"
 RH_OVERLAY_SUBJECT="rdma-ha: new files"
 RH_BASE_GIT=$OUT/base.git
 RH_NEW_FILES_OWNER_LOCAL="-"
+# The identity the stored patches carry: a placeholder, never mailed
+# (dev/series.sh replaces it with the identity of whoever runs it).
+RH_PLACEHOLDER_NAME="rdma-ha developers"
+RH_PLACEHOLDER_EMAIL="rdma-ha@example.invalid"
 
 # The stored form of a patch: exactly these options, always.  Changing
 # them changes every file in patches/, so do it in a commit of its own.
@@ -150,4 +158,78 @@ rh_abspath() {
 	/*) echo "$1" ;;
 	*) echo "$PWD/$1" ;;
 	esac
+}
+
+# rh_user_git ARGS: git with the configuration of whoever runs the script
+# (global and system files as git would read them outside tree-lib.sh).
+rh_user_git() {
+	local env=(env -u GIT_CONFIG_GLOBAL -u GIT_CONFIG_NOSYSTEM)
+	[ -z "$RH_USER_GIT_CONFIG_GLOBAL" ] ||
+		env+=(GIT_CONFIG_GLOBAL="$RH_USER_GIT_CONFIG_GLOBAL")
+	[ -z "$RH_USER_GIT_CONFIG_NOSYSTEM" ] ||
+		env+=(GIT_CONFIG_NOSYSTEM="$RH_USER_GIT_CONFIG_NOSYSTEM")
+	"${env[@]}" git "$@"
+}
+
+# rh_ident_problem NAME EMAIL: why NAME <EMAIL> cannot sign off a patch
+# for mailing (printed; status 0), or status 1 if it can.  Refused: an
+# empty name or address, the identities of the project's placeholders and
+# scripts, an address without a domain, and addresses under the domains
+# reserved for examples and tests (RFC 2606, RFC 6761: .invalid,
+# .example, .test, .localhost, example.com/.net/.org) or local ones.
+rh_ident_problem() {
+	local name=$1 email=$2 domain r
+	[ -n "$name" ] || { echo "git config user.name is not set"; return 0; }
+	[ -n "$email" ] || { echo "git config user.email is not set"; return 0; }
+	case "$name" in
+	"$RH_PLACEHOLDER_NAME"|"$RH_IDENT_NAME"|"$RH_BASE_NAME")
+		echo "user.name '$name' is the project's placeholder"; return 0 ;;
+	esac
+	case "$email" in
+	*[[:space:]\<\>]*|*@*@*|@*|*@|*@.*|*.)
+		echo "user.email '$email' is not an address"; return 0 ;;
+	*@*.*) ;;
+	*)	echo "user.email '$email' is not an address with a domain"; return 0 ;;
+	esac
+	domain=.$(echo "${email##*@}" | tr '[:upper:]' '[:lower:]')
+	for r in .invalid .example .test .localhost .local .localdomain .internal \
+		 .example.com .example.net .example.org; do
+		case "$domain" in
+		*"$r")
+			echo "user.email '$email' is an address under $r, a domain reserved for examples, tests or local use"
+			return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# rh_signoff IDENT <MESSAGE: the commit message with every Signed-off-by
+# of a placeholder identity (rh_ident_problem) replaced by IDENT
+# ("Name <address>"), IDENT's own sign-off kept once (where it first
+# appears) and appended to the trailers if the message had none.
+rh_signoff() {
+	local ident=$1 line who n e seen=0 out=()
+	while IFS= read -r line || [ -n "$line" ]; do
+		case "$line" in
+		[Ss]igned-off-by:*)
+			who=$(echo "${line#*:}" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+			n=${who% <*}; e=${who##*<}; e=${e%>}
+			if [ "$who" = "$ident" ] || rh_ident_problem "$n" "$e" >/dev/null; then
+				[ "$seen" = 1 ] && continue
+				seen=1
+				line="Signed-off-by: $ident"
+			fi ;;
+		esac
+		out+=("$line")
+	done
+	# drop trailing empty lines
+	while [ ${#out[@]} -gt 0 ] && [ -z "${out[-1]}" ]; do unset 'out[-1]'; done
+	printf '%s\n' "${out[@]}"
+	[ "$seen" = 0 ] || return 0
+	# a trailer block ends the message: join it, else start one
+	case "${out[-1]:-}" in
+	[A-Za-z]*-by:*|Fixes:*|Link:*|Cc:*|Closes:*) ;;
+	*) echo ;;
+	esac
+	echo "Signed-off-by: $ident"
 }
