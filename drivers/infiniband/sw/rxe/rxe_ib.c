@@ -71,14 +71,16 @@ bool rxe_ib_guid_to_mac(__be64 guid, u8 *mac)
 	return is_valid_ether_addr(mac);
 }
 
-static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
+/* record @mac for @lid; an entry the LID has is replaced only if @replace */
+static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac,
+			       bool replace)
 {
 	struct rxe_ib_neigh *n, *old;
 	bool known;
 
 	rcu_read_lock();
 	n = xa_load(&ib->neigh, lid);
-	known = n && ether_addr_equal(n->mac, mac);
+	known = n && (!replace || ether_addr_equal(n->mac, mac));
 	rcu_read_unlock();
 	if (known)
 		return;
@@ -103,17 +105,20 @@ static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
  * @gid: a port GID whose interface ID is an EUI-64
  *
  * Lets the first packet to a peer be unicast: the SA responder calls this
- * for the DGID of every PathRecord it answers.
+ * for the DGID of every PathRecord it answers.  A MAC address learned from
+ * the peer's own packets is kept: the GID's may be stale (the peer's MAC
+ * changed) or chosen by whoever asked for the path.
  */
 void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid)
 {
 	u8 mac[ETH_ALEN];
 
-	if (!rxe_ib_guid_to_mac(gid->global.interface_id, mac))
+	if (gid->raw[0] == 0xff ||
+	    !rxe_ib_guid_to_mac(gid->global.interface_id, mac))
 		return;
 
 	rxe_ib_neigh_learn(rxe->ib, rxe_ib_lid_from_guid(gid->global.interface_id),
-			   mac);
+			   mac, false);
 }
 
 /**
@@ -261,7 +266,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 	attr->lid = ib->lid;
 	attr->sm_lid = ib->lid;
 	attr->sm_sl = RXE_IB_DEFAULT_SL;
-	attr->lmc = 0;
+	attr->lmc = RXE_IB_LMC;
 	attr->gid_tbl_len = 1;
 	attr->pkey_tbl_len = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
@@ -336,7 +341,11 @@ void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av)
 	iav = rxe_ib_av(av);
 	iav->dlid = rdma_ah_get_dlid(attr);
 	iav->sl = rdma_ah_get_sl(attr);
-	iav->src_path_bits = rdma_ah_get_path_bits(attr);
+	/* as an HCA does: the path bits beyond the LMC are not sent, or
+	 * a user could send with another port's LID as SLID
+	 */
+	iav->src_path_bits = rdma_ah_get_path_bits(attr) &
+			     ((1 << RXE_IB_LMC) - 1);
 	iav->global = !!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH);
 }
 
@@ -595,6 +604,20 @@ bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
 	return rxe_ib_lrh_lnh(lrh) == IB_LNH_IBA_GLOBAL;
 }
 
+/**
+ * rxe_ib_learn_src() - record the MAC address a packet's SLID sent from
+ * @rxe: the device
+ * @skb: a packet received from the wire that passed the header and ICRC
+ *	checks, its MAC header still set
+ */
+void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb)
+{
+	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(skb);
+
+	rxe_ib_neigh_learn(rxe->ib, be16_to_cpu(lrh->slid),
+			   eth_hdr(skb)->h_source, true);
+}
+
 static bool rxe_ib_own_gid(struct rxe_dev *rxe, const union ib_gid *gid)
 {
 	return gid->global.subnet_prefix == rxe->port.subnet_prefix &&
@@ -681,8 +704,7 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 		goto drop;
 	}
 
-	rxe_ib_neigh_learn(rxe->ib, slid, eth_hdr(skb)->h_source);
-
+	/* the SLID's MAC address is learned once the ICRC checked out */
 	pkt = SKB_TO_PKT(skb);
 	pkt->rxe = rxe;
 	pkt->port_num = RXE_PORT;

@@ -24,6 +24,8 @@ struct rxe_pkt_info;
 #define RXE_IB_LID_MCAST_MIN	0xc000
 #define RXE_IB_LID_PERMISSIVE	0xffff
 #define RXE_IB_DEFAULT_SL	0
+/* one LID per port: no source path bits */
+#define RXE_IB_LMC		0
 #define RXE_IB_PORT_RATE	IB_RATE_10_GBPS
 
 /* rxe_av.network_type of an IB address vector (RoCE uses 1 and 2) */
@@ -144,6 +146,7 @@ int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
 union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
 void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
+void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb);
 void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid);
 bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid);
 
@@ -221,6 +224,9 @@ static inline bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
 {
 	return false;
 }
+
+static inline void rxe_ib_learn_src(struct rxe_dev *rxe,
+				    struct sk_buff *skb) {}
 
 static inline void rxe_ib_learn_gid(struct rxe_dev *rxe,
 				    const union ib_gid *gid) {}

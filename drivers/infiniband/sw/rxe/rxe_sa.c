@@ -212,6 +212,7 @@ static void rxe_sa_free_group(struct rxe_sa *sa, struct rxe_sa_group *g)
 		list_del(&m->list);
 		kfree(m);
 	}
+	sa->nmembers -= g->nmembers;
 	list_del(&g->list);
 	sa->ngroups--;
 	kfree(g);
@@ -339,7 +340,9 @@ static int rxe_sa_mcm_join(struct rxe_sa *sa, const struct ib_sa_mad *req,
 
 	m = rxe_sa_find_member(g, q->port_gid);
 	if (!m) {
-		m = kzalloc(sizeof(*m), GFP_KERNEL);
+		if (g->nmembers < RXE_SA_MAX_MEMBERS &&
+		    sa->nmembers < RXE_SA_MAX_MEMBERSHIPS)
+			m = kzalloc(sizeof(*m), GFP_KERNEL);
 		if (!m) {
 			if (new_group)
 				rxe_sa_free_group(sa, g);
@@ -347,6 +350,8 @@ static int rxe_sa_mcm_join(struct rxe_sa *sa, const struct ib_sa_mad *req,
 		}
 		memcpy(m->gid.raw, q->port_gid, sizeof(m->gid.raw));
 		list_add_tail(&m->list, &g->members);
+		g->nmembers++;
+		sa->nmembers++;
 	}
 	m->join_state |= join;
 
@@ -382,6 +387,8 @@ static int rxe_sa_mcm_leave(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	if (!m->join_state) {
 		list_del(&m->list);
 		kfree(m);
+		g->nmembers--;
+		sa->nmembers--;
 	}
 	if (list_empty(&g->members))
 		rxe_sa_free_group(sa, g);
@@ -622,6 +629,7 @@ void rxe_sa_init(struct rxe_sa *sa, const struct rxe_sa_port *port)
 	sa->port = *port;
 	INIT_LIST_HEAD(&sa->groups);
 	sa->ngroups = 0;
+	sa->nmembers = 0;
 	sa->lid_to_gid = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sa_init);
@@ -742,6 +750,14 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	struct rxe_sa_reply reply;
 	struct ib_sa_mad *resp;
 	int err;
+
+	/* Every node is its own SA: answer only the port's own clients.
+	 * ib_sa and ib_umad send from QP1, and rxe_ib_rcv() drops frames
+	 * from other nodes that carry this port's LID as their SLID, so a
+	 * request from another host or from an ordinary QP gets nothing.
+	 */
+	if (recv_wc->wc->slid != a->rxe->ib->lid || recv_wc->wc->src_qp != 1)
+		goto out;
 
 	BUILD_BUG_ON(sizeof(*resp) > RXE_SA_RESP_LEN);
 	resp = kmalloc(RXE_SA_RESP_LEN, GFP_KERNEL);

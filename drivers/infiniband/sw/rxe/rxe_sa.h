@@ -25,6 +25,9 @@
 #define RXE_SA_PKT_LIFE			14	/* 4.096 us * 2^14 = 67 ms */
 #define RXE_SA_RESP_TIME		18
 #define RXE_SA_MAX_GROUPS		1024
+/* members of one group, memberships of all groups of the port */
+#define RXE_SA_MAX_MEMBERS		16
+#define RXE_SA_MAX_MEMBERSHIPS		2048
 /* records a GetTable response holds at most (the responder's buffer) */
 #define RXE_SA_TABLE_MAX		64
 
@@ -105,11 +108,13 @@ struct rxe_sa_member {
  * @list: in rxe_sa.groups
  * @rec: the group's MCMemberRecord (PortGID and JoinState unused)
  * @members: struct rxe_sa_member list
+ * @nmembers: length of @members
  */
 struct rxe_sa_group {
 	struct list_head		list;
 	struct rxe_sa_mcmember_rec	rec;
 	struct list_head		members;
+	unsigned int			nmembers;
 };
 
 /**
@@ -117,6 +122,7 @@ struct rxe_sa_group {
  * @port: the port
  * @groups: struct rxe_sa_group list
  * @ngroups: length of @groups
+ * @nmembers: members of all groups
  * @lid_to_gid: optional; finds the port GID of a unicast LID other than
  *	the port's own, for PathRecord queries that give a DLID and no DGID.
  *	Returns false when the LID is unknown.
@@ -128,6 +134,7 @@ struct rxe_sa {
 	struct rxe_sa_port	port;
 	struct list_head	groups;
 	unsigned int		ngroups;
+	unsigned int		nmembers;
 	bool			(*lid_to_gid)(struct rxe_sa *sa, u16 lid,
 					      union ib_gid *gid);
 };

@@ -5,12 +5,19 @@
  */
 
 #include <kunit/test.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 
 #include "rxe.h"
 #include "rxe_sa.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/* the random-input case's seed: 0 picks one; the case prints it */
+static ulong seed;
+module_param(seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "seed of the random MAD case (0: a random one)");
 
 /* port: MAC 52:54:00:00:01:01 -> GUID 5054:00ff:fe00:0101, LID 0x0101 */
 static const union ib_gid own_gid = { .raw = {
@@ -315,26 +322,36 @@ static const union ib_gid allnodes_mgid = { .raw = {
 	0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 1 } };
 
-static void mcm_join(struct kunit *test, struct rxe_sa *sa,
-		     const union ib_gid *mgid, const union ib_gid *port_gid,
-		     u8 join)
+/* a join (Set) or leave (Delete) in @req and @resp; the response status */
+static u16 mcm_set(struct kunit *test, struct rxe_sa *sa, u8 method,
+		   struct ib_sa_mad *req, struct ib_sa_mad *resp,
+		   const union ib_gid *mgid, const union ib_gid *port_gid,
+		   u8 join)
 {
-	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
-	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
 	struct rxe_sa_mcmember_rec *q = (void *)req->data;
 	struct rxe_sa_reply reply;
 
-	KUNIT_ASSERT_NOT_NULL(test, req);
-	KUNIT_ASSERT_NOT_NULL(test, resp);
-	mad_init(req, IB_MGMT_METHOD_SET, RXE_SA_ATTR_MCMEMBER_REC,
-		 MCM_IPOIB_BCAST);
+	mad_init(req, method, RXE_SA_ATTR_MCMEMBER_REC, MCM_IPOIB_BCAST);
 	memcpy(q->mgid, mgid->raw, 16);
 	memcpy(q->port_gid, port_gid->raw, 16);
 	q->pkey = cpu_to_be16(0xffff);
 	q->scope_join = join;
 	KUNIT_ASSERT_EQ(test, sa_process(sa, req, sizeof(*req), resp,
 					 &reply), 0);
-	KUNIT_ASSERT_EQ(test, resp_status(resp), 0);
+	return resp_status(resp);
+}
+
+static void mcm_join(struct kunit *test, struct rxe_sa *sa,
+		     const union ib_gid *mgid, const union ib_gid *port_gid,
+		     u8 join)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+	KUNIT_ASSERT_EQ(test, mcm_set(test, sa, IB_MGMT_METHOD_SET, req, resp,
+				      mgid, port_gid, join), 0);
 }
 
 /* a GetTable of MCMemberRecords into a buffer of @resp_len bytes */
@@ -448,6 +465,65 @@ static void rxe_sa_test_mcmember_table(struct kunit *test)
 	rxe_sa_cleanup(&sa);
 }
 
+/* members are limited per group and per port; a leave makes room */
+static void rxe_sa_test_member_limits(struct kunit *test)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	union ib_gid mgid = bcast_mgid, gid = peer_gid;
+	unsigned int g, m, ngroups;
+	struct rxe_sa sa;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+	sa_setup(&sa);
+
+	/* one group: RXE_SA_MAX_MEMBERS port GIDs, then no more */
+	for (m = 0; m < RXE_SA_MAX_MEMBERS; m++) {
+		gid.raw[14] = m;
+		KUNIT_ASSERT_EQ(test, mcm_set(test, &sa, IB_MGMT_METHOD_SET,
+					      req, resp, &mgid, &gid, 1), 0);
+	}
+	gid.raw[14] = m;
+	KUNIT_EXPECT_EQ(test, mcm_set(test, &sa, IB_MGMT_METHOD_SET, req, resp,
+				      &mgid, &gid, 1),
+			RXE_SA_STATUS_NO_RESOURCES);
+	/* an existing member may still change its join state */
+	gid.raw[14] = 0;
+	KUNIT_EXPECT_EQ(test, mcm_set(test, &sa, IB_MGMT_METHOD_SET, req, resp,
+				      &mgid, &gid, 2), 0);
+	KUNIT_EXPECT_EQ(test, mcm_set(test, &sa, IB_SA_METHOD_DELETE, req,
+				      resp, &mgid, &gid, 3), 0);
+	gid.raw[14] = m;
+	KUNIT_EXPECT_EQ(test, mcm_set(test, &sa, IB_MGMT_METHOD_SET, req, resp,
+				      &mgid, &gid, 1), 0);
+	KUNIT_EXPECT_EQ(test, sa.nmembers, RXE_SA_MAX_MEMBERS);
+
+	/* the port: RXE_SA_MAX_MEMBERSHIPS in all, a new group refused */
+	for (g = 1; sa.nmembers < RXE_SA_MAX_MEMBERSHIPS; g++) {
+		mgid.raw[11] = g;
+		for (m = 0; m < RXE_SA_MAX_MEMBERS; m++) {
+			if (sa.nmembers == RXE_SA_MAX_MEMBERSHIPS)
+				break;
+			gid.raw[14] = m;
+			KUNIT_ASSERT_EQ(test,
+					mcm_set(test, &sa, IB_MGMT_METHOD_SET,
+						req, resp, &mgid, &gid, 1), 0);
+		}
+	}
+	ngroups = sa.ngroups;
+	mgid.raw[11] = g;
+	KUNIT_EXPECT_EQ(test, mcm_set(test, &sa, IB_MGMT_METHOD_SET, req, resp,
+				      &mgid, &gid, 1),
+			RXE_SA_STATUS_NO_RESOURCES);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, ngroups);
+	KUNIT_EXPECT_EQ(test, sa.nmembers, RXE_SA_MAX_MEMBERSHIPS);
+
+	rxe_sa_cleanup(&sa);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);
+	KUNIT_EXPECT_EQ(test, sa.nmembers, 0);
+}
+
 static void rxe_sa_test_mlid(struct kunit *test)
 {
 	union ib_gid mgid = bcast_mgid;
@@ -469,7 +545,9 @@ static void rxe_sa_test_malformed(struct kunit *test)
 	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
 	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
 	struct rxe_sa_reply reply;
+	struct rnd_state rnd;
 	struct rxe_sa sa;
+	u64 s = seed;
 	int i;
 
 	sa_setup(&sa);
@@ -513,14 +591,19 @@ static void rxe_sa_test_malformed(struct kunit *test)
 			IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
 
 	/* random requests of the SA class: answered or dropped, no crash,
-	 * never more data than a MAD holds
+	 * never more data than a MAD holds; rxe_sa_kunit.seed= replays them
 	 */
+	while (!s)
+		s = get_random_u64();
+	kunit_info(test, "random MADs: seed %llu (rxe_sa_kunit.seed=%llu replays them)\n",
+		   s, s);
+	prandom_seed_state(&rnd, s);
 	for (i = 0; i < 2000; i++) {
 		static const u16 attrs[] = { RXE_SA_ATTR_CLASS_PORTINFO,
 					     RXE_SA_ATTR_PATH_REC,
 					     RXE_SA_ATTR_MCMEMBER_REC };
 
-		get_random_bytes(req, sizeof(*req));
+		prandom_bytes_state(&rnd, req, sizeof(*req));
 		req->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_ADM;
 		if (i & 1) {
 			req->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
@@ -540,6 +623,7 @@ static struct kunit_case rxe_sa_test_cases[] = {
 	KUNIT_CASE_PARAM(rxe_sa_test_path_record, rxe_sa_path_gen_params),
 	KUNIT_CASE(rxe_sa_test_mcmember),
 	KUNIT_CASE(rxe_sa_test_mcmember_table),
+	KUNIT_CASE(rxe_sa_test_member_limits),
 	KUNIT_CASE(rxe_sa_test_mlid),
 	KUNIT_CASE(rxe_sa_test_malformed),
 	{}
