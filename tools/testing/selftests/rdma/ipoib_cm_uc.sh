@@ -6,12 +6,25 @@
 #  1. both ends "uc": UC connections both ways; pings with large payloads
 #     and a TCP transfer verified end to end; probes and their replies
 #     flow on the idle connections.
+#     Strays: b's user space UC QP sends messages to a's UC receive QP
+#     (they reach the stack: the control) and to a's UC send QP, as a
+#     peer whose old QP number was reused would: they must be dropped,
+#     never completed as receives (no list corruption, no oops, the
+#     connection still carries pings).  A datagram of EtherType 0x88b6
+#     that is no keepalive of a live connection reaches the stack.
 #  2. b becomes RC-only ("rc") while a still holds b's old address with
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
 #  3. a "rc", b "uc": RC both ways.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
+need_cmd ipoib_stray
+
+# stray_qpn EVENT: the QP number of the last EVENT line in the trace
+stray_qpn() {
+	awk "$KA_TRACE_LINE"' ev == "'"$1"':" { v = q }
+		END { sub("qpn=", "", v); print v }' /sys/kernel/tracing/trace
+}
 
 res=0
 nic_setup eth1 "$MY_IP"
@@ -47,6 +60,61 @@ log "idle 5 s: $((p1 - p0)) probes sent, $((r1 - r0)) replies received"
 	{ log "FAIL: UC probes not answered"; res=1; }
 expect cm_ka_tx_dead -eq 0
 expect cm_ka_rx_dead -eq 0
+
+# strays: a finds its UC send and receive QPs in the probe trace
+if [ "$ROLE" = a ]; then
+	ka_trace_on
+	sleep 2.5
+	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
+	log "a's UC send QP $txq, receive QP $rxq"
+	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
+	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq"
+	k0=$(dmesg | wc -l)
+	r0=$(cat /sys/class/net/ib0/statistics/rx_packets)
+	barrier stray-rx
+	r1=$(cat /sys/class/net/ib0/statistics/rx_packets)
+	log "strays into the receive QP: ib0 rx_packets +$((r1 - r0))"
+	[ $((r1 - r0)) -ge 8 ] ||
+		{ log "FAIL: stray UC messages did not reach a's receive QP"; res=1; }
+	p0=$(cat /sys/class/infiniband/sib0/ports/1/hw_counters/rcvd_pkts)
+	barrier stray-tx
+	p1=$(cat /sys/class/infiniband/sib0/ports/1/hw_counters/rcvd_pkts)
+	log "strays into the send QP: sib0 rcvd_pkts +$((p1 - p0))"
+	[ $((p1 - p0)) -ge 16 ] ||
+		{ log "FAIL: stray UC messages did not reach sib0"; res=1; }
+	pings 20 "$PEER_IB" || { log "FAIL: ping after the strays"; res=1; }
+	expect cm_tx_uc_conns -eq 1
+	if dmesg | sed "1,${k0}d" |
+	   grep -E 'corruption|BUG|Oops|WARNING|general protection|not a receive'; then
+		log "FAIL: a stray UC message was completed as a receive"
+		res=1
+	fi
+	echo 0 >/sys/kernel/tracing/events/ib_ipoib/enable
+	# a datagram of the keepalive EtherType, of no connection
+	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
+	srv=$!
+	wait_for 5 grep -q listening /tmp/stray-recv.log
+	barrier stray-pkt
+	wait $srv
+	n=$(awk '$1 == "received" { print $2 }' /tmp/stray-recv.log)
+	log "datagrams of type 0x88b6 that reached the stack: ${n:-none}"
+	[ "${n:-0}" -eq 3 ] ||
+		{ log "FAIL: datagrams of type 0x88b6 swallowed"; res=1; }
+else
+	peer_exchange stray ""
+	set -- $PEER_DATA
+	log "a: LID $1, UC send QP $2, receive QP $3"
+	ipoib_stray uc sib0 "$1" "$3" 8 ||
+		{ log "FAIL: stray sends to a's receive QP"; res=1; }
+	barrier stray-rx
+	ipoib_stray uc sib0 "$1" "$2" 16 ||
+		{ log "FAIL: stray sends to a's send QP"; res=1; }
+	sleep 0.5
+	barrier stray-tx
+	barrier stray-pkt
+	ipoib_stray send ib0 "$(cat /sys/class/net/ib0/broadcast)" 88b6 3 ||
+		{ log "FAIL: AF_PACKET send"; res=1; }
+fi
 barrier uc-done
 
 # ---- 2: b becomes RC-only ----
