@@ -16,6 +16,10 @@
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
 #  3. a "rc", b "uc": RC both ways.
+#  4. both "uc", b's UC QPs cannot be created (debugfs
+#     fail_ipoib_cm_uc_qp): a's UC request is rejected (reason 28) and
+#     b's own UC send QP fails; both fall back to RC at once.  Then b's
+#     ib0 is made again while UC QPs fail: it advertises RC only.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 need_cmd ipoib_stray
@@ -161,6 +165,50 @@ expect cm_tx_uc_conns -eq 0
 expect cm_rx_uc_conns -eq 0
 expect cm_ka_tx_dead -eq 0
 expect cm_ka_rx_dead -eq 0
+barrier swapped-done
+
+# ---- 4: b cannot create UC QPs ----
+FAIL_UC=/sys/kernel/debug/fail_ipoib_cm_uc_qp
+ib_policy uc
+ip neigh flush dev ib0
+r0=$(cm_stat cm_uc_refused)
+if [ "$ROLE" = b ]; then
+	[ -d $FAIL_UC ] || { log "FAIL: no $FAIL_UC"; res=1; }
+	echo 0 >$FAIL_UC/verbose
+	echo -1 >$FAIL_UC/times
+	echo 100 >$FAIL_UC/probability
+fi
+barrier uc-fail
+# a's UC request is rejected (b's QP: REJ reason 28), b's own UC send QP
+# fails: both must fall back to RC
+if [ "$ROLE" = a ]; then
+	wait_for 30 ping -c1 -W1 "$PEER_IB" ||
+		{ log "FAIL: $PEER_IB unreachable when b has no UC QPs"; res=1; }
+	pings 20 "$PEER_IB" || { log "FAIL: ping when b has no UC QPs"; res=1; }
+fi
+barrier uc-fail-pinged
+cm_stats uc-fail
+expect cm_tx_rc_conns -eq 1
+expect cm_tx_uc_conns -eq 0
+expect cm_uc_refused -gt "$r0"
+# a device that cannot create UC QPs on its SRQ advertises no UC
+if [ "$ROLE" = b ]; then
+	rdma link del sib0 || fail "rdma link del sib0"
+	ib_up uc 1000 3
+	flags=$(cut -c1-2 /sys/class/net/ib0/address)
+	log "ib0 made while UC QPs fail: flags $flags"
+	[ "$flags" = 80 ] || { log "FAIL: flags $flags, expected 80"; res=1; }
+	echo 0 >$FAIL_UC/probability
+fi
+barrier uc-unable
+ip neigh flush dev ib0
+if [ "$ROLE" = a ]; then
+	wait_for 30 ping -c1 -W1 "$PEER_IB" ||
+		{ log "FAIL: $PEER_IB unreachable"; res=1; }
+	pings 20 "$PEER_IB" || { log "FAIL: ping to a peer without UC"; res=1; }
+	expect cm_tx_rc_conns -eq 1
+	expect cm_tx_uc_conns -eq 0
+fi
 barrier end
 dmesg | grep -iE 'ipoib|ib0' | tail -n 20
 exit $res
