@@ -8,6 +8,10 @@
  *	messages to QP DQPN at DLID (no GRH): what a peer whose old QP
  *	number was reused sends to a connection that outlived it.  Exits 0
  *	when every send completed successfully.
+ *   ipoib_stray ud DEVICE DLID DQPN QKEY COUNT
+ *	a user space UD QP on port 1 of DEVICE sends COUNT IPoIB datagrams
+ *	of protocol 0x88b6 (the UC keepalive's) to UD QP DQPN at DLID, each
+ *	a probe of no connection: what any host of the partition may send.
  *   ipoib_stray send IFACE HWADDR ETHERTYPE COUNT
  *	COUNT AF_PACKET datagrams of EtherType ETHERTYPE (hex) to HWADDR
  *	(the 20-byte IPoIB address, colon separated) on IFACE; the payload
@@ -150,6 +154,116 @@ static int uc_send(const char *name, uint16_t dlid, uint32_t dqpn, int count)
 	return done == count ? 0 : 1;
 }
 
+static int ud_send(const char *name, uint16_t dlid, uint32_t dqpn,
+		   uint32_t qkey, int count)
+{
+	/* IPoIB header (0x88b6), type PROBE, QPNs of no connection */
+	static const unsigned char msg[16] = { 0x88, 0xb6, 0, 0, 1, 0, 0, 0,
+					       0, 0xff, 0xff, 0xfe,
+					       0, 0xff, 0xff, 0xfd };
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	static char buf[sizeof(msg)];
+	int i, n, done = 0;
+
+	list = ibv_get_device_list(NULL);
+	if (!list)
+		die("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx) {
+		errno = ENODEV;
+		die(name);
+	}
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, count + 1, NULL, NULL, 0);
+	if (!pd || !cq)
+		die("pd/cq");
+	memcpy(buf, msg, sizeof(msg));
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = count, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+	qp = ibv_create_qp(pd, &init);
+	if (!qp)
+		die("ibv_create_qp");
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qkey = qkey,
+	};
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		die("modify INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("modify RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("modify RTS");
+	struct ibv_ah_attr aa = { .dlid = dlid, .port_num = 1 };
+	ah = ibv_create_ah(pd, &aa);
+	if (!ah)
+		die("ibv_create_ah");
+
+	for (i = 0; i < count; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)buf, .length = sizeof(buf),
+			.lkey = mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND,
+			.wr.ud = { .ah = ah, .remote_qpn = dqpn,
+				   .remote_qkey = qkey },
+		}, *bad;
+
+		if (ibv_post_send(qp, &wr, &bad))
+			die("ibv_post_send");
+		usleep(100000);
+	}
+	for (i = 0; i < 1000 && done < count; i++) {
+		struct ibv_wc wc[16];
+		int k;
+
+		n = ibv_poll_cq(cq, 16, wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		for (k = 0; k < n; k++) {
+			if (wc[k].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "ipoib_stray: send %s\n",
+					ibv_wc_status_str(wc[k].status));
+				return 1;
+			}
+			done++;
+		}
+		if (done < count)
+			usleep(1000);
+	}
+	printf("sent %d 0x88b6 datagrams from qpn 0x%x to lid %u qpn 0x%x\n",
+	       done, qp->qp_num, dlid, dqpn);
+	ibv_destroy_qp(qp);
+	ibv_destroy_ah(ah);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	return done == count ? 0 : 1;
+}
+
 static int packet_socket(const char *ifname, uint16_t type,
 			 struct sockaddr_ll *sll)
 {
@@ -236,6 +350,10 @@ int main(int argc, char **argv)
 	if (argc == 6 && !strcmp(argv[1], "uc"))
 		return uc_send(argv[2], strtoul(argv[3], NULL, 0),
 			       strtoul(argv[4], NULL, 0), atoi(argv[5]));
+	if (argc == 7 && !strcmp(argv[1], "ud"))
+		return ud_send(argv[2], strtoul(argv[3], NULL, 0),
+			       strtoul(argv[4], NULL, 0),
+			       strtoul(argv[5], NULL, 0), atoi(argv[6]));
 	if (argc == 6 && !strcmp(argv[1], "send"))
 		return packet_send(argv[2], argv[3], strtoul(argv[4], NULL, 16),
 				   atoi(argv[5]));
@@ -243,6 +361,7 @@ int main(int argc, char **argv)
 		return packet_recv(argv[2], strtoul(argv[3], NULL, 16),
 				   atoi(argv[4]));
 	fprintf(stderr, "usage: ipoib_stray uc DEVICE DLID DQPN COUNT\n"
+		"       ipoib_stray ud DEVICE DLID DQPN QKEY COUNT\n"
 		"       ipoib_stray send IFACE HWADDR ETHERTYPE COUNT\n"
 		"       ipoib_stray recv IFACE ETHERTYPE TIMEOUT_S\n");
 	return 2;

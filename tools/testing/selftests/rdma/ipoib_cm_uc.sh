@@ -10,8 +10,9 @@
 #     (they reach the stack: the control) and to a's UC send QP, as a
 #     peer whose old QP number was reused would: they must be dropped,
 #     never completed as receives (no list corruption, no oops, the
-#     connection still carries pings).  A datagram of EtherType 0x88b6
-#     that is no keepalive of a live connection reaches the stack.
+#     connection still carries pings).  Datagrams of protocol 0x88b6
+#     (the UC keepalive's) that are no keepalive of a live connection,
+#     from a user space UD QP of b, reach a's stack.
 #  2. b becomes RC-only ("rc") while a still holds b's old address with
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
@@ -65,9 +66,16 @@ log "idle 5 s: $((p1 - p0)) probes sent, $((r1 - r0)) replies received"
 expect cm_ka_tx_dead -eq 0
 expect cm_ka_rx_dead -eq 0
 
-# a datagram of the keepalive EtherType that is no keepalive of a
-# live connection reaches the stack
+# strays: a finds its UC send and receive QPs in the probe trace
 if [ "$ROLE" = a ]; then
+	ka_trace_on
+	sleep 2.5
+	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
+	log "a's UC send QP $txq, receive QP $rxq"
+	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
+	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3)"
+	# a datagram of the keepalive protocol that is no keepalive of a
+	# live connection (a user space UD QP of b sends it) reaches the stack
 	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
 	srv=$!
 	wait_for 5 grep -q listening /tmp/stray-recv.log
@@ -77,20 +85,7 @@ if [ "$ROLE" = a ]; then
 	log "datagrams of type 0x88b6 that reached the stack: ${n:-none}"
 	[ "${n:-0}" -eq 3 ] ||
 		{ log "FAIL: datagrams of type 0x88b6 swallowed"; res=1; }
-else
-	barrier stray-pkt
-	ipoib_stray send ib0 "$(cat /sys/class/net/ib0/broadcast)" 88b6 3 ||
-		{ log "FAIL: AF_PACKET send"; res=1; }
-fi
-
-# strays: a finds its UC send and receive QPs in the probe trace
-if [ "$ROLE" = a ]; then
-	ka_trace_on
-	sleep 2.5
-	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
-	log "a's UC send QP $txq, receive QP $rxq"
-	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
-	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq"
+	barrier stray-pkt-done
 	k0=$(dmesg | wc -l)
 	r0=$(cat /sys/class/net/ib0/statistics/rx_packets)
 	barrier stray-rx
@@ -115,7 +110,12 @@ if [ "$ROLE" = a ]; then
 else
 	peer_exchange stray ""
 	set -- $PEER_DATA
-	log "a: LID $1, UC send QP $2, receive QP $3"
+	log "a: LID $1, UC send QP $2, receive QP $3, UD QP $4"
+	barrier stray-pkt
+	# IPoIB's Q_Key: the soft device's SA default, 0xb1b
+	ipoib_stray ud sib0 "$1" "$4" 0xb1b 3 ||
+		{ log "FAIL: stray datagrams to a's UD QP"; res=1; }
+	barrier stray-pkt-done
 	ipoib_stray uc sib0 "$1" "$3" 8 ||
 		{ log "FAIL: stray sends to a's receive QP"; res=1; }
 	barrier stray-rx
