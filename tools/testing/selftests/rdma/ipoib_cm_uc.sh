@@ -175,7 +175,6 @@ barrier swapped-done
 # ---- 4: b cannot create UC QPs ----
 FAIL_UC=/sys/kernel/debug/fail_ipoib_cm_uc_qp
 ib_policy uc
-ip neigh flush dev ib0
 r0=$(cm_stat cm_uc_refused)
 if [ "$ROLE" = b ]; then
 	[ -d $FAIL_UC ] || { log "FAIL: no $FAIL_UC"; res=1; }
@@ -184,6 +183,8 @@ if [ "$ROLE" = b ]; then
 	echo 100 >$FAIL_UC/probability
 fi
 barrier uc-fail
+# both addresses carry the UC flag now: forget the old ones
+ip neigh flush dev ib0
 # a's UC request is rejected (b's QP: REJ reason 28), b's own UC send QP
 # fails: both must fall back to RC
 if [ "$ROLE" = a ]; then
