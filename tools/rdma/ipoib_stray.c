@@ -214,6 +214,7 @@ static int ud_send(const char *name, uint16_t dlid, uint32_t dqpn,
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
 		die("modify RTS");
 	struct ibv_ah_attr aa = { .dlid = dlid, .port_num = 1 };
+
 	ah = ibv_create_ah(pd, &aa);
 	if (!ah)
 		die("ibv_create_ah");
