@@ -91,13 +91,14 @@ if [ "$ROLE" = a ]; then
 	barrier stray-rx
 	r1=$(cat /sys/class/net/ib0/statistics/rx_packets)
 	log "strays into the receive QP: ib0 rx_packets +$((r1 - r0))"
-	[ $((r1 - r0)) -ge 8 ] ||
+	# (UC: a message can be lost; most of them must arrive)
+	[ $((r1 - r0)) -ge 4 ] ||
 		{ log "FAIL: stray UC messages did not reach a's receive QP"; res=1; }
 	p0=$(cat /sys/class/infiniband/sib0/ports/1/hw_counters/rcvd_pkts)
 	barrier stray-tx
 	p1=$(cat /sys/class/infiniband/sib0/ports/1/hw_counters/rcvd_pkts)
 	log "strays into the send QP: sib0 rcvd_pkts +$((p1 - p0))"
-	[ $((p1 - p0)) -ge 16 ] ||
+	[ $((p1 - p0)) -ge 8 ] ||
 		{ log "FAIL: stray UC messages did not reach sib0"; res=1; }
 	pings 20 "$PEER_IB" || { log "FAIL: ping after the strays"; res=1; }
 	expect cm_tx_uc_conns -eq 1
