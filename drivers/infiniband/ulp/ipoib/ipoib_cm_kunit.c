@@ -11,6 +11,7 @@
  */
 
 #include <kunit/test.h>
+#include <rdma/ib_cm.h>
 
 #include "ipoib.h"
 
@@ -472,9 +473,48 @@ static void ext_rejects_bad(struct kunit *test)
 
 static void hw_flags(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_RC), 0x80);
-	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_AUTO), 0xc0);
-	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_UC), 0xc0);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_RC, true), 0x80);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_AUTO, true), 0xc0);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_UC, true), 0xc0);
+	/* a device that cannot create UC QPs advertises RC only */
+	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_RC, false), 0x80);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_AUTO, false), 0x80);
+	KUNIT_EXPECT_EQ(test, ipoib_cm_hw_flags(IPOIB_CM_POLICY_UC, false), 0x80);
+}
+
+struct uc_failed_case {
+	const char *desc;
+	enum ib_cm_event_type event;
+	bool established;
+	bool expect;
+};
+
+/* how a UC send-side connection ended x whether it was established */
+static const struct uc_failed_case uc_failed_cases[] = {
+	{ "REJ, any reason (9, 28, stale connection...)", IB_CM_REJ_RECEIVED, false, true },
+	{ "no answer to the REQ", IB_CM_REQ_ERROR, false, true },
+	{ "REP not usable", IB_CM_REP_RECEIVED, false, true },
+	{ "timewait exit before the RTU", IB_CM_TIMEWAIT_EXIT, false, true },
+	{ "REJ after use", IB_CM_REJ_RECEIVED, true, false },
+	{ "timewait exit after use", IB_CM_TIMEWAIT_EXIT, true, false },
+	{ "DREQ after use", IB_CM_DREQ_RECEIVED, true, false },
+	{ "DREQ", IB_CM_DREQ_RECEIVED, false, false },
+	{ "DREP", IB_CM_DREP_RECEIVED, false, false },
+};
+
+static void uc_failed_desc(const struct uc_failed_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uc_failed, uc_failed_cases, uc_failed_desc);
+
+static void uc_failed(struct kunit *test)
+{
+	const struct uc_failed_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, ipoib_cm_uc_failed(c->event, c->established),
+			c->expect);
 }
 
 #define RC	IB_QPT_RC
@@ -637,6 +677,7 @@ static struct kunit_case ipoib_cm_nego_cases[] = {
 	KUNIT_CASE(ext_roundtrip),
 	KUNIT_CASE(ext_rejects_bad),
 	KUNIT_CASE(hw_flags),
+	KUNIT_CASE_PARAM(uc_failed, uc_failed_gen_params),
 	KUNIT_CASE_PARAM(choose_qp_type, choose_gen_params),
 	KUNIT_CASE_PARAM(accept_qp_type, accept_gen_params),
 	{}

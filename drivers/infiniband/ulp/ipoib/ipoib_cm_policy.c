@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <kunit/visibility.h>
+#include <rdma/ib_cm.h>
 
 #include "ipoib.h"
 
@@ -242,17 +243,18 @@ EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_retry_cnt);
 /**
  * ipoib_cm_hw_flags() - the connected-mode flags an interface advertises
  * @policy: the interface's QP type policy
+ * @uc_capable: the device can create the QPs of UC connections
  *
  * The first octet of the IPoIB hardware address (RFC 4755 3.1) says which
  * connected modes the interface accepts.  With UC allowed by the policy
- * it accepts both.
+ * and possible on the device it accepts both.
  *
  * Return: %IPOIB_FLAGS_RC, possibly or-ed with %IPOIB_FLAGS_UC
  */
-u8 ipoib_cm_hw_flags(enum ipoib_cm_qp_policy policy)
+u8 ipoib_cm_hw_flags(enum ipoib_cm_qp_policy policy, bool uc_capable)
 {
-	return policy == IPOIB_CM_POLICY_RC ? IPOIB_FLAGS_RC :
-					      IPOIB_FLAGS_RC | IPOIB_FLAGS_UC;
+	return policy == IPOIB_CM_POLICY_RC || !uc_capable ?
+	       IPOIB_FLAGS_RC : IPOIB_FLAGS_RC | IPOIB_FLAGS_UC;
 }
 EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_hw_flags);
 
@@ -298,6 +300,38 @@ enum ib_qp_type ipoib_cm_choose_qp_type(enum ipoib_cm_qp_policy policy,
 	return rc ? IB_QPT_RC : IB_QPT_MAX;
 }
 EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_choose_qp_type);
+
+/**
+ * ipoib_cm_uc_failed() - whether a UC connection attempt failed
+ * @event: the CM event that ends the send-side connection
+ * @established: the connection was established (it carried traffic)
+ *
+ * UC is optional on both ends, and nothing tells why an attempt failed: a
+ * peer without UC may reject with any reason (RFC 4755 names none), a
+ * passive side that cannot create its QP rejects as the consumer (reason
+ * 28) or not at all, a REP may be unusable.  Every end of an attempt
+ * before it was established is a failure, and the next connection to the
+ * peer uses RC (so is a local failure to create the UC QP or send the
+ * REQ).  The end of an established connection says nothing about UC.
+ *
+ * Return: true to fall back to RC for this peer
+ */
+bool ipoib_cm_uc_failed(enum ib_cm_event_type event, bool established)
+{
+	if (established)
+		return false;
+
+	switch (event) {
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REJ_RECEIVED:
+	case IB_CM_REP_RECEIVED:
+	case IB_CM_TIMEWAIT_EXIT:
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_uc_failed);
 
 /**
  * ipoib_cm_accept_qp_type() - whether the passive side takes a REQ

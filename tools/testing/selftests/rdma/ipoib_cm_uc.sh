@@ -6,12 +6,30 @@
 #  1. both ends "uc": UC connections both ways; pings with large payloads
 #     and a TCP transfer verified end to end; probes and their replies
 #     flow on the idle connections.
+#     Strays: b's user space UC QP sends messages to a's UC receive QP
+#     (they reach the stack: the control) and to a's UC send QP, as a
+#     peer whose old QP number was reused would: they must be dropped,
+#     never completed as receives (no list corruption, no oops, the
+#     connection still carries pings).  Datagrams of protocol 0x88b6
+#     (the UC keepalive's) that are no keepalive of a live connection,
+#     from a user space UD QP of b, reach a's stack.
 #  2. b becomes RC-only ("rc") while a still holds b's old address with
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
 #  3. a "rc", b "uc": RC both ways.
+#  4. both "uc", b's UC QPs cannot be created (debugfs
+#     fail_ipoib_cm_uc_qp): a's UC request is rejected (reason 28) and
+#     b's own UC send QP fails; both fall back to RC at once.  Then b's
+#     ib0 is made again while UC QPs fail: it advertises RC only.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
+need_cmd ipoib_stray
+
+# stray_qpn EVENT: the QP number of the last EVENT line in the trace
+stray_qpn() {
+	awk "$KA_TRACE_LINE"' ev == "'"$1"':" { v = q }
+		END { sub("qpn=", "", v); print v }' /sys/kernel/tracing/trace
+}
 
 res=0
 nic_setup eth1 "$MY_IP"
@@ -47,6 +65,69 @@ log "idle 5 s: $((p1 - p0)) probes sent, $((r1 - r0)) replies received"
 	{ log "FAIL: UC probes not answered"; res=1; }
 expect cm_ka_tx_dead -eq 0
 expect cm_ka_rx_dead -eq 0
+
+# strays: a finds its UC send and receive QPs in the probe trace
+if [ "$ROLE" = a ]; then
+	ka_trace_on
+	sleep 2.5
+	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
+	log "a's UC send QP $txq, receive QP $rxq"
+	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
+	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3)"
+	# a datagram of the keepalive protocol that is no keepalive of a
+	# live connection (a user space UD QP of b sends it) reaches the stack
+	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
+	srv=$!
+	wait_for 5 grep -q listening /tmp/stray-recv.log
+	barrier stray-pkt
+	wait $srv
+	n=$(awk '$1 == "received" { print $2 }' /tmp/stray-recv.log)
+	log "datagrams of type 0x88b6 that reached the stack: ${n:-none}"
+	[ "${n:-0}" -eq 3 ] ||
+		{ log "FAIL: datagrams of type 0x88b6 swallowed"; res=1; }
+	# counted before the barrier after which b sends
+	k0=$(dmesg | wc -l)
+	r0=$(cat /sys/class/net/ib0/statistics/rx_packets)
+	barrier stray-pkt-done
+	barrier stray-rx
+	r1=$(cat /sys/class/net/ib0/statistics/rx_packets)
+	log "strays into the receive QP: ib0 rx_packets +$((r1 - r0))"
+	# (UC: a message can be lost; most of them must arrive)
+	[ $((r1 - r0)) -ge 6 ] ||
+		{ log "FAIL: stray UC messages did not reach a's receive QP"; res=1; }
+	p0=$(cat /sys/class/infiniband/sib0/ports/1/hw_counters/rcvd_pkts)
+	barrier stray-rx-counted
+	barrier stray-tx
+	p1=$(cat /sys/class/infiniband/sib0/ports/1/hw_counters/rcvd_pkts)
+	log "strays into the send QP: sib0 rcvd_pkts +$((p1 - p0))"
+	[ $((p1 - p0)) -ge 12 ] ||
+		{ log "FAIL: stray UC messages did not reach sib0"; res=1; }
+	pings 20 "$PEER_IB" || { log "FAIL: ping after the strays"; res=1; }
+	expect cm_tx_uc_conns -eq 1
+	if dmesg | sed "1,${k0}d" |
+	   grep -E 'corruption|BUG|Oops|WARNING|general protection|not a receive'; then
+		log "FAIL: a stray UC message was completed as a receive"
+		res=1
+	fi
+	echo 0 >/sys/kernel/tracing/events/ib_ipoib/enable
+else
+	peer_exchange stray ""
+	set -- $PEER_DATA
+	log "a: LID $1, UC send QP $2, receive QP $3, UD QP $4"
+	barrier stray-pkt
+	# IPoIB's Q_Key: the soft device's SA default, 0xb1b
+	ipoib_stray ud sib0 "$1" "$4" 0xb1b 3 ||
+		{ log "FAIL: stray datagrams to a's UD QP"; res=1; }
+	barrier stray-pkt-done
+	ipoib_stray uc sib0 "$1" "$3" 8 ||
+		{ log "FAIL: stray sends to a's receive QP"; res=1; }
+	barrier stray-rx
+	barrier stray-rx-counted
+	ipoib_stray uc sib0 "$1" "$2" 16 ||
+		{ log "FAIL: stray sends to a's send QP"; res=1; }
+	sleep 0.5
+	barrier stray-tx
+fi
 barrier uc-done
 
 # ---- 2: b becomes RC-only ----
@@ -93,6 +174,52 @@ expect cm_tx_uc_conns -eq 0
 expect cm_rx_uc_conns -eq 0
 expect cm_ka_tx_dead -eq 0
 expect cm_ka_rx_dead -eq 0
+barrier swapped-done
+
+# ---- 4: b cannot create UC QPs ----
+FAIL_UC=/sys/kernel/debug/fail_ipoib_cm_uc_qp
+ib_policy uc
+r0=$(cm_stat cm_uc_refused)
+if [ "$ROLE" = b ]; then
+	[ -d $FAIL_UC ] || { log "FAIL: no $FAIL_UC"; res=1; }
+	echo 0 >$FAIL_UC/verbose
+	echo -1 >$FAIL_UC/times
+	echo 100 >$FAIL_UC/probability
+fi
+barrier uc-fail
+# both addresses carry the UC flag now: forget the old ones
+ip neigh flush dev ib0
+# a's UC request is rejected (b's QP: REJ reason 28), b's own UC send QP
+# fails: both must fall back to RC
+if [ "$ROLE" = a ]; then
+	wait_for 30 ping -c1 -W1 "$PEER_IB" ||
+		{ log "FAIL: $PEER_IB unreachable when b has no UC QPs"; res=1; }
+	pings 20 "$PEER_IB" || { log "FAIL: ping when b has no UC QPs"; res=1; }
+fi
+barrier uc-fail-pinged
+cm_stats uc-fail
+# b may still hold its RC connection of phase 3, to a's old address
+expect cm_tx_rc_conns -ge 1
+expect cm_tx_uc_conns -eq 0
+expect cm_uc_refused -gt "$r0"
+# a device that cannot create UC QPs on its SRQ advertises no UC
+if [ "$ROLE" = b ]; then
+	rdma link del sib0 || fail "rdma link del sib0"
+	ib_up uc 1000 3
+	flags=$(cut -c1-2 /sys/class/net/ib0/address)
+	log "ib0 made while UC QPs fail: flags $flags"
+	[ "$flags" = 80 ] || { log "FAIL: flags $flags, expected 80"; res=1; }
+	echo 0 >$FAIL_UC/probability
+fi
+barrier uc-unable
+ip neigh flush dev ib0
+if [ "$ROLE" = a ]; then
+	wait_for 30 ping -c1 -W1 "$PEER_IB" ||
+		{ log "FAIL: $PEER_IB unreachable"; res=1; }
+	pings 20 "$PEER_IB" || { log "FAIL: ping to a peer without UC"; res=1; }
+	expect cm_tx_rc_conns -eq 1
+	expect cm_tx_uc_conns -eq 0
+fi
 barrier end
 dmesg | grep -iE 'ipoib|ib0' | tail -n 20
 exit $res
