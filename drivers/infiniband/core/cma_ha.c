@@ -242,6 +242,7 @@ enum cma_ha_id_state cma_ha_current_state(struct rdma_id_private *id_priv)
 				      IB_CM_ESTABLISHED;
 	return cma_ha_id_state(state, established);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_current_state);
 
 /**
  * cma_ha_port_is_active() - Check whether a port carries a bond's traffic
@@ -320,6 +321,7 @@ bool cma_ha_dev_unrelated(struct ib_device *device, struct net_device *bond)
 	}
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_dev_unrelated);
 
 /**
  * cma_ha_active_slave() - The active slave of a bond
@@ -337,8 +339,17 @@ struct net_device *cma_ha_active_slave(struct net_device *bond)
 		return NULL;
 	return bond_option_active_slave_get_rcu(netdev_priv(bond));
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_active_slave);
 
-static bool cma_ha_port_down(struct ib_device *device, u32 port)
+/**
+ * cma_ha_port_down() - Check whether a port cannot carry traffic
+ * @device: RDMA device
+ * @port: port number
+ *
+ * Context: Any context.
+ * Return: true unless @port's cached state is IB_PORT_ACTIVE.
+ */
+VISIBLE_IF_KUNIT bool cma_ha_port_down(struct ib_device *device, u32 port)
 {
 	enum ib_port_state state;
 
@@ -346,6 +357,7 @@ static bool cma_ha_port_down(struct ib_device *device, u32 port)
 		return true;
 	return state != IB_PORT_ACTIVE;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_port_down);
 
 static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
 {
@@ -415,6 +427,7 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		path |= CMA_HA_PATH_CAN_MIGRATE;
 	return path;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_failover_path);
 
 /**
  * cma_ha_port_err_path() - Path state of an ID whose port went down
@@ -431,3 +444,4 @@ unsigned int cma_ha_port_err_path(struct rdma_id_private *id_priv)
 		path |= CMA_HA_PATH_CAN_MIGRATE;
 	return path;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_port_err_path);
