@@ -20,6 +20,10 @@
 #                  retransmission survives it, and so does the connection;
 #                  the CM judged the port event (cm_ha_decision
 #                  event=port-err action=none)
+#  3 resolved      the client's align ID has a resolved route and waits
+#                  6 s before rdma_connect(); bond0 fails over meanwhile
+#                  (client side only): UNREACHABLE -ENETUNREACH, and the
+#                  ID no longer accepts rdma_connect() on the failed route
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
@@ -117,5 +121,51 @@ kept_checks "fail-fast, a ${flap:-?} ms flap of sib0"
 check "fail-fast, flap: no CM event at all" '[ "$(count " cm_event ")" = 0 ]'
 stop
 [ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 3: a failover while the client holds a resolved route ---------
+seq=$((seq + 1))
+port=$((7480 + seq))
+PLOG=/tmp/pp$seq.log
+barrier "ib0-$seq"
+bond_activate ib0
+sleep 1
+echo >$T/trace
+log "phase $seq: server notify on 0.0.0.0, client align, rdma_connect 6 s after ROUTE_RESOLVED"
+if [ "$ROLE" = a ]; then
+	$PP -s -b 0.0.0.0 -p "$port" -d 600 --ha-mode notify >"$PLOG" 2>&1 &
+	PID=$!
+	wait_for 10 grep -q ' listening ' "$PLOG" ||
+		fail "phase $seq: server did not listen: $(cat "$PLOG")"
+	barrier "srv$seq"
+	barrier "held$seq" 60
+	barrier "end$seq" 60
+else
+	barrier "srv$seq"
+	$PP -c "$PEER_IP" -b "$MY_IP" -p "$port" -d 600 --reconnect \
+		--ha-mode align --connect-delay-ms 6000 >"$PLOG" 2>&1 &
+	PID=$!
+	wait_for 40 grep -q ' connect_delay ' "$PLOG" ||
+		fail "phase $seq: no resolved route: $(cat "$PLOG")"
+	barrier "held$seq" 60
+	T_ACT=$(now)
+	bond_activate ib1
+	wait_for 20 grep -q ' connect_after_delay ' "$PLOG" ||
+		fail "phase $seq: the client never went on: $(cat "$PLOG")"
+	sleep 2
+	T_END=$(now)
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+	check "the failover found id 1 resolved and failed it (cm_ha_decision)" \
+		'decisions | grep "state=resolved" | grep -q "action=fail-connect"'
+	t=$(since "$(ev UNREACHABLE "-$ENETUNREACH" 1)")
+	check "id 1 UNREACHABLE status -$ENETUNREACH (${t:-never} ms)" '[ -n "$t" ]'
+	check "rdma_connect() on the failed route refused (EINVAL)" \
+		'[ "$(count "error op=rdma_connect errno=22")" = 1 ]'
+	check "no connection on the failed route" \
+		'[ "$(count " connected id=1 ")" = 0 ]'
+	barrier "end$seq" 60
+fi
+kill "$PID" 2>/dev/null
+wait "$PID"
 
 finish
