@@ -120,7 +120,10 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_FAIL_FAST, EV_PORT_ERR, BOUND, P_DEAD, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, RESOLVING, P_DEAD, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, LISTENING, P_DEAD, NONE),
-	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS | P_DEAD, NONE),
+	/* a bound listener follows the bond: extending it tears nothing down */
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS | P_DEAD, RELISTEN),
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS, RELISTEN),
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, 0, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, CLOSING, P_DEAD, NONE),
 	/* migrate: move when the QP can, else fall back to align */
 	C(HA_MIGRATE, EV_FAILOVER, CONNECTED, P_MIS | P_APM, MIGRATE),

@@ -24,6 +24,10 @@
 #                  6 s before rdma_connect(); bond0 fails over meanwhile
 #                  (client side only): UNREACHABLE -ENETUNREACH, and the
 #                  ID no longer accepts rdma_connect() on the failed route
+#  4 bound         the server's fail-fast listener is bound to bond0's
+#                  address (on sib0); bond0 fails over to ib1 with both
+#                  links up: the connection is kept, and the listener now
+#                  also listens on sib1, where a new client's REQ arrives
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
@@ -167,5 +171,31 @@ else
 fi
 kill "$PID" 2>/dev/null
 wait "$PID"
+
+# -- phase 4: a fail-fast listener bound to bond0's address ---------------
+barrier "ib0-$((seq + 1))"
+bond_activate ib0
+sleep 1
+start fail-fast "$MY_IP" notify
+act switch ib1
+kept_checks "fail-fast server, notify client, failover with both links up"
+if [ "$ROLE" = b ]; then
+	# a new client reaches the server on sib1 now
+	PLOG2=/tmp/pp$seq-2.log
+	$PP -c "$PEER_IP" -b "$MY_IP" -p "$port" -d 600 \
+		-i "$PP_INTERVAL_US" --ha-mode notify >"$PLOG2" 2>&1 &
+	PID2=$!
+	wait_for 30 grep -q ' connected id=1 .* dev=sib1 ' "$PLOG2"
+	sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log2: /" "$PLOG2"
+	check "a new connection to the fail-fast listener after the failover (on sib1)" \
+		'grep -q " connected id=1 .* dev=sib1 " "$PLOG2"'
+	kill "$PID2" 2>/dev/null
+	wait "$PID2"
+fi
+barrier "second$seq" 60
+[ "$ROLE" = b ] ||
+	check "the fail-fast listener accepted it on sib1" \
+		'grep -q " connected id=2 .* dev=sib1 " "$PLOG"'
+stop
 
 finish
