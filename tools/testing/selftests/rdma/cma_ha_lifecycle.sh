@@ -170,6 +170,8 @@ else
 		'[ "$(count "error op=rdma_connect errno=22")" = 1 ]'
 	check "no connection on the failed route" \
 		'[ "$(count " connected id=1 ")" = 0 ]'
+	# back on the link the peer's bond0 uses: the barriers need it
+	bond_activate ib0
 	barrier "end$seq" 60
 fi
 kill "$PID" 2>/dev/null
