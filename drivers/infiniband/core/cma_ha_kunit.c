@@ -134,6 +134,9 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_MIGRATE, EV_FAILOVER, LISTENING, P_MIS, RELISTEN),
 	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_DEAD | P_APM, MIGRATE),
 	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_DEAD, NONE),
+	/* the port is ACTIVE again when the work runs: a flap */
+	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_APM, NONE),
+	C(HA_FAIL_FAST, EV_PORT_ERR, CONNECTED, 0, NONE),
 	C(HA_MIGRATE, EV_PORT_ERR, CLOSING, P_DEAD | P_APM, NONE),
 	/* values outside the enum decide nothing */
 	C(5, EV_FAILOVER, CONNECTED, P_MAC | P_MIS | P_DEAD, NONE),
