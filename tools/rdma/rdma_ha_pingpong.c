@@ -664,8 +664,18 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 			usleep(app->o.connect_delay_ms * 1000);
 			pp_log(app, "connect_after_delay id=%u", c->num);
 		}
-		if (rdma_connect(id, &param))
-			pp_client_setup_failed(app, c, "rdma_connect");
+		if (!rdma_connect(id, &param))
+			break;
+		if (errno == EINVAL && app->o.reconnect) {
+			/*
+			 * An HA mode failed the route before we connected
+			 * (its UNREACHABLE is queued): try again.
+			 */
+			pp_fail(app, "rdma_connect");
+			pp_kill(c, "setup_failed", false);
+			break;
+		}
+		pp_client_setup_failed(app, c, "rdma_connect");
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pp_conn_established(app, c);
