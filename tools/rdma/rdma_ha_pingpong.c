@@ -86,6 +86,7 @@ struct pp_opts {
 	unsigned int retry_count;	/* client: RC transport retries */
 	unsigned int reply_timeout_ms;	/* client: 0 = wait for ever */
 	unsigned int wc_grace_ms;	/* 0 = a WC error ends at once */
+	unsigned int connect_delay_ms;	/* client: pause before rdma_connect */
 	bool reconnect;
 	int ha_mode;			/* -1: leave the kernel default */
 };
@@ -656,8 +657,25 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 			break;
 		}
 		c->state = PP_CONNECTING;
-		if (rdma_connect(id, &param))
-			pp_client_setup_failed(app, c, "rdma_connect");
+		if (app->o.connect_delay_ms) {
+			/* a consumer busy elsewhere: CM events wait meanwhile */
+			pp_log(app, "connect_delay ms=%u id=%u",
+			       app->o.connect_delay_ms, c->num);
+			usleep(app->o.connect_delay_ms * 1000);
+			pp_log(app, "connect_after_delay id=%u", c->num);
+		}
+		if (!rdma_connect(id, &param))
+			break;
+		if (errno == EINVAL && app->o.reconnect) {
+			/*
+			 * An HA mode failed the route before we connected
+			 * (its UNREACHABLE is queued): try again.
+			 */
+			pp_fail(app, "rdma_connect");
+			pp_kill(c, "setup_failed", false);
+			break;
+		}
+		pp_client_setup_failed(app, c, "rdma_connect");
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pp_conn_established(app, c);
@@ -1169,6 +1187,8 @@ static const char pp_usage_text[] =
 	"                         wait up to MS for the CM's own event (an align\n"
 	"                         or fail-fast consumer can leave the teardown to\n"
 	"                         the CM) before ending the connection (default 0)\n"
+	"      --connect-delay-ms MS  client: once the route is resolved, sleep\n"
+	"                         MS (handling no CM event) before rdma_connect()\n"
 	"  -q, --quiet            no per-ping output (there is none anyway)\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -1205,7 +1225,7 @@ static int pp_parse_ha_mode(const char *s)
 }
 
 enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT, OPT_RETRY,
-       OPT_REPLY_TIMEOUT, OPT_WC_GRACE };
+       OPT_REPLY_TIMEOUT, OPT_WC_GRACE, OPT_CONNECT_DELAY };
 
 /* Returns -1 to run, else the exit status. */
 static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
@@ -1224,6 +1244,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		{ "retry-count", required_argument, NULL, OPT_RETRY },
 		{ "reply-timeout-ms", required_argument, NULL, OPT_REPLY_TIMEOUT },
 		{ "wc-error-grace-ms", required_argument, NULL, OPT_WC_GRACE },
+		{ "connect-delay-ms", required_argument, NULL, OPT_CONNECT_DELAY },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ }
@@ -1283,6 +1304,9 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 			break;
 		case OPT_WC_GRACE:
 			bad |= pp_parse_uint(optarg, 3600000, &o->wc_grace_ms);
+			break;
+		case OPT_CONNECT_DELAY:
+			bad |= pp_parse_uint(optarg, 60000, &o->connect_delay_ms);
 			break;
 		case 'q':
 			break;

@@ -148,7 +148,8 @@ static enum cma_ha_action cma_ha_align(enum cma_ha_event event,
  *   disconnect a connected ID, fail a connecting or resolved ID, make a
  *   listener listen on the new port, and notify any other bound ID.
  * - fail-fast: as align, but only when the ID's own path is dead, on
- *   failover and on port-down; a healthy path is kept.
+ *   failover and on port-down; a healthy path is kept. A listener bound
+ *   to the bond is extended as in align.
  * - migrate: on failover or port-down, move a connected ID whose QP has an
  *   armed alternate path; otherwise as align.
  *
@@ -171,14 +172,16 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 	case RDMA_CM_HA_MODE_ALIGN:
 		return cma_ha_align(event, state, path);
 	case RDMA_CM_HA_MODE_FAIL_FAST:
+		/* A listener follows the bond: extending it tears nothing down */
+		if (state == CMA_HA_ID_LISTENING)
+			return cma_ha_align(event, state, path);
 		if (!(path & CMA_HA_PATH_DEAD))
 			return CMA_HA_ACT_NONE;
 		return cma_ha_teardown(event, state);
 	case RDMA_CM_HA_MODE_MIGRATE:
 		if (state == CMA_HA_ID_CONNECTED &&
 		    (path & CMA_HA_PATH_CAN_MIGRATE) &&
-		    (event == CMA_HA_EV_PORT_ERR ||
-		     (path & (CMA_HA_PATH_MISALIGNED | CMA_HA_PATH_DEAD))))
+		    (path & (CMA_HA_PATH_MISALIGNED | CMA_HA_PATH_DEAD)))
 			return CMA_HA_ACT_MIGRATE;
 		return cma_ha_align(event, state, path);
 	case RDMA_CM_HA_MODE_IGNORE:
@@ -242,6 +245,7 @@ enum cma_ha_id_state cma_ha_current_state(struct rdma_id_private *id_priv)
 				      IB_CM_ESTABLISHED;
 	return cma_ha_id_state(state, established);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_current_state);
 
 /**
  * cma_ha_port_is_active() - Check whether a port carries a bond's traffic
@@ -320,6 +324,7 @@ bool cma_ha_dev_unrelated(struct ib_device *device, struct net_device *bond)
 	}
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_dev_unrelated);
 
 /**
  * cma_ha_active_slave() - The active slave of a bond
@@ -337,14 +342,30 @@ struct net_device *cma_ha_active_slave(struct net_device *bond)
 		return NULL;
 	return bond_option_active_slave_get_rcu(netdev_priv(bond));
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_active_slave);
 
-static bool cma_ha_port_down(struct ib_device *device, u32 port)
+/**
+ * cma_ha_port_down() - Check whether a port cannot carry traffic
+ * @device: RDMA device
+ * @port: port number
+ *
+ * Context: Any context.
+ * Return: true unless @port's cached state is IB_PORT_ACTIVE.
+ */
+VISIBLE_IF_KUNIT bool cma_ha_port_down(struct ib_device *device, u32 port)
 {
 	enum ib_port_state state;
 
 	if (ib_get_cached_port_state(device, port, &state))
 		return true;
 	return state != IB_PORT_ACTIVE;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_port_down);
+
+/* Whether a netdevice carries traffic: up and with carrier */
+static bool cma_ha_ndev_up(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev);
 }
 
 static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
@@ -363,8 +384,16 @@ static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
  * follows the bond. This holds with fail_over_mac=none, where no hardware
  * address changes. InfiniBand (IPoIB bonds, fail_over_mac=active): the
  * bond's hardware address carries the GID of the active port, so the ID is
- * misaligned when that is not the ID's source GID. The path is dead when
- * the ID's port is not active or its netdevice has no carrier.
+ * misaligned when that is not the ID's source GID.
+ *
+ * The path is dead when what carries it cannot: the ID's port is not
+ * active, or (RoCE) the port's netdevice is down or has no carrier; for a
+ * port on the bond itself, the new active slave is down or has no
+ * carrier. The bond's own carrier says nothing about the ID's path:
+ * bonding raises the failover before it sets its carrier, so when a bond
+ * recovers from having no active slave, its carrier (and the state of a
+ * port on the bond, which follows it) is still off while the new active
+ * slave and the ID's port work.
  *
  * Context: Caller holds the RTNL lock and the CM's device list lock.
  * Return: a mask of CMA_HA_PATH_* bits.
@@ -383,30 +412,31 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 
 	if (memcmp(dev_addr->src_dev_addr, bond->dev_addr, bond->addr_len))
 		path |= CMA_HA_PATH_MAC_CHANGED;
-	if (!netif_carrier_ok(bond))
-		path |= CMA_HA_PATH_DEAD;
 	if (!device || !rdma_is_port_valid(device, port))
 		return path;
-
-	if (cma_ha_port_down(device, port))
-		path |= CMA_HA_PATH_DEAD;
 
 	if (rdma_protocol_ib(device, port)) {
 		union ib_gid sgid;
 
+		if (cma_ha_port_down(device, port))
+			path |= CMA_HA_PATH_DEAD;
 		rdma_addr_get_sgid(dev_addr, &sgid);
 		if (bond->addr_len == INFINIBAND_ALEN &&
 		    memcmp(bond->dev_addr + 4, &sgid, sizeof(sgid)))
 			path |= CMA_HA_PATH_MISALIGNED;
 	} else if (rdma_protocol_roce(device, port)) {
 		port_ndev = ib_device_get_netdev(device, port);
-		if (port_ndev && port_ndev != bond) {
-			if (port_ndev != active &&
+		if (port_ndev == bond) {
+			/* The port follows the bond: its path is the new slave */
+			if (!active || !cma_ha_ndev_up(active))
+				path |= CMA_HA_PATH_DEAD;
+		} else {
+			if (cma_ha_port_down(device, port) ||
+			    (port_ndev && !cma_ha_ndev_up(port_ndev)))
+				path |= CMA_HA_PATH_DEAD;
+			if (port_ndev && port_ndev != active &&
 			    netdev_has_upper_dev(port_ndev, bond))
 				path |= CMA_HA_PATH_MISALIGNED;
-			if (!netif_running(port_ndev) ||
-			    !netif_carrier_ok(port_ndev))
-				path |= CMA_HA_PATH_DEAD;
 		}
 		dev_put(port_ndev);
 	}
@@ -415,19 +445,29 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		path |= CMA_HA_PATH_CAN_MIGRATE;
 	return path;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_failover_path);
 
 /**
  * cma_ha_port_err_path() - Path state of an ID whose port went down
  * @id_priv: the ID
  *
- * Context: Caller holds the CM's device list lock.
+ * Judged on the port's state now, not when its IB_EVENT_PORT_ERR came: a
+ * port that is ACTIVE again by now went through a flap that RC
+ * retransmission covers, and its path is not dead.
+ *
+ * Context: Caller holds the CM's device list lock or @id_priv's
+ * handler_mutex, which keep the ID's device.
  * Return: a mask of CMA_HA_PATH_* bits.
  */
 unsigned int cma_ha_port_err_path(struct rdma_id_private *id_priv)
 {
-	unsigned int path = CMA_HA_PATH_DEAD;
+	struct ib_device *device = id_priv->id.device;
+	unsigned int path = 0;
 
+	if (!device || cma_ha_port_down(device, id_priv->id.port_num))
+		path |= CMA_HA_PATH_DEAD;
 	if (cma_ha_can_migrate(id_priv))
 		path |= CMA_HA_PATH_CAN_MIGRATE;
 	return path;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_port_err_path);

@@ -8,8 +8,15 @@
  */
 
 #include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/if_infiniband.h>
+#include <linux/rtnetlink.h>
+#include <net/bonding.h>
 #include <net/net_namespace.h>
 
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
 #include "cma_priv.h"
@@ -113,7 +120,10 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_FAIL_FAST, EV_PORT_ERR, BOUND, P_DEAD, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, RESOLVING, P_DEAD, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, LISTENING, P_DEAD, NONE),
-	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS | P_DEAD, NONE),
+	/* a bound listener follows the bond: extending it tears nothing down */
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS | P_DEAD, RELISTEN),
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS, RELISTEN),
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, 0, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, CLOSING, P_DEAD, NONE),
 	/* migrate: move when the QP can, else fall back to align */
 	C(HA_MIGRATE, EV_FAILOVER, CONNECTED, P_MIS | P_APM, MIGRATE),
@@ -124,6 +134,9 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_MIGRATE, EV_FAILOVER, LISTENING, P_MIS, RELISTEN),
 	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_DEAD | P_APM, MIGRATE),
 	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_DEAD, NONE),
+	/* the port is ACTIVE again when the work runs: a flap */
+	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_APM, NONE),
+	C(HA_FAIL_FAST, EV_PORT_ERR, CONNECTED, 0, NONE),
 	C(HA_MIGRATE, EV_PORT_ERR, CLOSING, P_DEAD | P_APM, NONE),
 	/* values outside the enum decide nothing */
 	C(5, EV_FAILOVER, CONNECTED, P_MAC | P_MIS | P_DEAD, NONE),
@@ -325,6 +338,317 @@ static void cma_ha_inherit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_ha_mode(clone), HA_FAIL_FAST);
 }
 
+/*
+ * The helpers that observe the network stack and the RDMA device to build
+ * the path state, on fakes: a one-port RDMA device that is never
+ * registered (its port data and cached port state set by the test), and
+ * bond and slave net_devices that are allocated but never registered.
+ */
+struct cma_ha_fake {
+	struct ib_device device;
+	struct ib_port_data port_data[2];
+	struct net_device *port_ndev;
+	struct rdma_id_private id_priv;
+	struct ib_cm_id cm_id;
+};
+
+static struct net_device *cma_ha_fake_get_netdev(struct ib_device *device,
+						 u32 port)
+{
+	struct cma_ha_fake *fake =
+		container_of(device, struct cma_ha_fake, device);
+
+	dev_hold(fake->port_ndev);
+	return fake->port_ndev;
+}
+
+static void cma_ha_free_netdev(void *ndev)
+{
+	free_netdev(ndev);
+}
+
+static const u8 cma_ha_gid0[INFINIBAND_ALEN] = {
+	0x00, 0x00, 0x00, 0x48, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+	0x02, 0x00, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x01,
+};
+
+static const u8 cma_ha_gid1[INFINIBAND_ALEN] = {
+	0x00, 0x00, 0x00, 0x49, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+	0x02, 0x00, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x02,
+};
+
+static const u8 cma_ha_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x01 };
+
+/* An unregistered net_device, running and with carrier unless told */
+static struct net_device *cma_ha_fake_ndev(struct kunit *test, int priv,
+					   bool ib, bool carrier)
+{
+	struct net_device *ndev;
+
+	ndev = alloc_netdev(priv, "cmahatest%d", NET_NAME_ENUM, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							cma_ha_free_netdev,
+							ndev), 0);
+	if (ib) {
+		ndev->type = ARPHRD_INFINIBAND;
+		ndev->addr_len = INFINIBAND_ALEN;
+		dev_addr_set(ndev, cma_ha_gid0);
+	} else {
+		dev_addr_set(ndev, cma_ha_mac);
+	}
+	set_bit(__LINK_STATE_START, &ndev->state);
+	if (carrier)
+		netif_carrier_on(ndev);
+	else
+		netif_carrier_off(ndev);
+	return ndev;
+}
+
+/* A bond in active-backup mode whose active slave is @active */
+static struct net_device *cma_ha_fake_bond(struct kunit *test, bool ib,
+					   bool carrier,
+					   struct net_device *active)
+{
+	struct net_device *ndev;
+	struct bonding *bond;
+	struct slave *slave;
+
+	ndev = cma_ha_fake_ndev(test, sizeof(*bond), ib, carrier);
+	ndev->flags |= IFF_MASTER;
+	ndev->priv_flags |= IFF_BONDING;
+	bond = netdev_priv(ndev);
+	bond->params.mode = BOND_MODE_ACTIVEBACKUP;
+	if (active) {
+		slave = kunit_kzalloc(test, sizeof(*slave), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, slave);
+		slave->dev = active;
+		RCU_INIT_POINTER(bond->curr_active_slave, slave);
+	}
+	return ndev;
+}
+
+/*
+ * A fake device of one IB or RoCE port in @port_state, and a connected ID
+ * on that port whose source address is the hardware address of @src.
+ */
+static struct cma_ha_fake *cma_ha_fake_alloc(struct kunit *test, bool ib,
+					     enum ib_port_state port_state,
+					     struct net_device *src)
+{
+	struct rdma_dev_addr *dev_addr;
+	struct cma_ha_fake *fake;
+
+	fake = kunit_kzalloc(test, sizeof(*fake), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fake);
+	fake->device.phys_port_cnt = 1;
+	fake->device.port_data = fake->port_data;
+	fake->device.ops.get_netdev = cma_ha_fake_get_netdev;
+	rwlock_init(&fake->device.cache_lock);
+	fake->port_data[1].immutable.core_cap_flags =
+		ib ? RDMA_CORE_PORT_IBA_IB : RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	fake->port_data[1].cache.port_state = port_state;
+
+	mutex_init(&fake->id_priv.handler_mutex);
+	fake->id_priv.state = RDMA_CM_CONNECT;
+	fake->id_priv.id.device = &fake->device;
+	fake->id_priv.id.port_num = 1;
+	fake->cm_id.state = IB_CM_ESTABLISHED;
+	fake->id_priv.cm_id.ib = &fake->cm_id;
+	dev_addr = &fake->id_priv.id.route.addr.dev_addr;
+	dev_addr->dev_type = ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER;
+	memcpy(dev_addr->src_dev_addr, src->dev_addr, src->addr_len);
+	return fake;
+}
+
+static void cma_ha_port_down_test(struct kunit *test)
+{
+	struct net_device *src = cma_ha_fake_ndev(test, 0, true, true);
+	struct cma_ha_fake *fake;
+
+	fake = cma_ha_fake_alloc(test, true, IB_PORT_ACTIVE, src);
+	KUNIT_EXPECT_FALSE(test, cma_ha_port_down(&fake->device, 1));
+	fake->port_data[1].cache.port_state = IB_PORT_DOWN;
+	KUNIT_EXPECT_TRUE(test, cma_ha_port_down(&fake->device, 1));
+	fake->port_data[1].cache.port_state = IB_PORT_INIT;
+	KUNIT_EXPECT_TRUE(test, cma_ha_port_down(&fake->device, 1));
+	fake->port_data[1].cache.port_state = IB_PORT_ACTIVE;
+	KUNIT_EXPECT_TRUE(test, cma_ha_port_down(&fake->device, 2));
+}
+
+/*
+ * The port-down decision is taken on the port's state when the HA work
+ * runs: a port that is ACTIVE again by then (a flap) is not dead.
+ */
+static void cma_ha_port_err_path_test(struct kunit *test)
+{
+	struct net_device *src = cma_ha_fake_ndev(test, 0, true, true);
+	struct cma_ha_fake *fake;
+
+	fake = cma_ha_fake_alloc(test, true, IB_PORT_DOWN, src);
+	KUNIT_EXPECT_EQ(test, cma_ha_port_err_path(&fake->id_priv), P_DEAD);
+	fake->port_data[1].cache.port_state = IB_PORT_ACTIVE;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_port_err_path(&fake->id_priv), 0,
+			    "a port that is ACTIVE again is not dead");
+}
+
+/* cma_ha_failover_path() with faked bond, slave and port states */
+struct cma_ha_path_case {
+	const char *name;
+	bool ib;
+	enum ib_port_state port_state;
+	bool bond_carrier;	/* bonding sets it after FAILOVER */
+	bool active_carrier;	/* the new active slave */
+	bool other_gid;		/* the bond carries another port's GID */
+	enum {
+		PORT_NDEV_BOND,		/* RoCE: the port is on the bond */
+		PORT_NDEV_SLAVE,	/* RoCE: the port is on the active slave */
+		PORT_NDEV_SLAVE_DOWN,	/* RoCE: on a slave without carrier */
+	} port_ndev;
+	unsigned int path;
+};
+
+static const struct cma_ha_path_case cma_ha_path_cases[] = {
+	{ "ib aligned, all up", true, IB_PORT_ACTIVE, true, true, false,
+	  0, 0 },
+	/* ib0 down, ib1 down (no active slave), ib0 up: FAILOVER to ib0 */
+	{ "ib aligned, bond recovering, carrier not set yet", true,
+	  IB_PORT_ACTIVE, false, true, false, 0, 0 },
+	{ "ib aligned, port down", true, IB_PORT_DOWN, true, true, false,
+	  0, P_DEAD },
+	{ "ib other port's gid, old port active", true, IB_PORT_ACTIVE,
+	  true, true, true, 0, P_MAC | P_MIS },
+	{ "ib other port's gid, old port down", true, IB_PORT_DOWN, true,
+	  true, true, 0, P_MAC | P_MIS | P_DEAD },
+	{ "roce on the bond, active slave up", false, IB_PORT_ACTIVE, true,
+	  true, false, PORT_NDEV_BOND, 0 },
+	/* the port on the bond follows the bond's carrier, later still */
+	{ "roce on the bond, bond recovering, carrier not set yet", false,
+	  IB_PORT_DOWN, false, true, false, PORT_NDEV_BOND, 0 },
+	{ "roce on the bond, active slave without carrier", false,
+	  IB_PORT_DOWN, false, false, false, PORT_NDEV_BOND, P_DEAD },
+	{ "roce on a slave, slave up", false, IB_PORT_ACTIVE, true, true,
+	  false, PORT_NDEV_SLAVE, 0 },
+	{ "roce on a slave, bond recovering, carrier not set yet", false,
+	  IB_PORT_ACTIVE, false, true, false, PORT_NDEV_SLAVE, 0 },
+	{ "roce on a slave, slave without carrier", false, IB_PORT_ACTIVE,
+	  true, true, false, PORT_NDEV_SLAVE_DOWN, P_DEAD },
+	{ "roce on a slave, port down", false, IB_PORT_DOWN, true, true,
+	  false, PORT_NDEV_SLAVE, P_DEAD },
+};
+
+static void cma_ha_path_desc(const struct cma_ha_path_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cma_ha_path, cma_ha_path_cases, cma_ha_path_desc);
+
+static void cma_ha_failover_path_test(struct kunit *test)
+{
+	const struct cma_ha_path_case *c = test->param_value;
+	struct net_device *active, *bond;
+	struct cma_ha_fake *fake;
+	unsigned int path;
+
+	active = cma_ha_fake_ndev(test, 0, c->ib, c->active_carrier);
+	bond = cma_ha_fake_bond(test, c->ib, c->bond_carrier, active);
+	fake = cma_ha_fake_alloc(test, c->ib, c->port_state, bond);
+	if (c->other_gid)
+		dev_addr_set(bond, cma_ha_gid1);
+	if (!c->ib && c->port_ndev == PORT_NDEV_BOND)
+		fake->port_ndev = bond;
+	else if (!c->ib && c->port_ndev == PORT_NDEV_SLAVE)
+		fake->port_ndev = active;
+	else if (!c->ib)
+		fake->port_ndev = cma_ha_fake_ndev(test, 0, false, false);
+
+	rtnl_lock();
+	KUNIT_EXPECT_PTR_EQ(test, cma_ha_active_slave(bond), active);
+	path = cma_ha_failover_path(&fake->id_priv, bond, active);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ_MSG(test, path, c->path, "%s: path %#x, want %#x",
+			    c->name, path, c->path);
+}
+
+static void cma_ha_active_slave_test(struct kunit *test)
+{
+	struct net_device *active = cma_ha_fake_ndev(test, 0, false, true);
+	struct net_device *bond = cma_ha_fake_bond(test, false, true, active);
+	struct net_device *plain = cma_ha_fake_ndev(test, 0, false, true);
+
+	rtnl_lock();
+	KUNIT_EXPECT_PTR_EQ(test, cma_ha_active_slave(bond), active);
+	KUNIT_EXPECT_NULL(test, cma_ha_active_slave(plain));
+	((struct bonding *)netdev_priv(bond))->params.mode = BOND_MODE_XOR;
+	KUNIT_EXPECT_NULL(test, cma_ha_active_slave(bond));
+	rtnl_unlock();
+}
+
+static void cma_ha_dev_unrelated_test(struct kunit *test)
+{
+	struct net_device *bond = cma_ha_fake_bond(test, false, true, NULL);
+	struct net_device *other = cma_ha_fake_ndev(test, 0, false, true);
+	struct cma_ha_fake *fake;
+
+	rtnl_lock();
+	fake = cma_ha_fake_alloc(test, false, IB_PORT_ACTIVE, bond);
+	fake->port_ndev = bond;
+	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	fake->port_ndev = other;
+	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	fake->port_ndev = NULL;
+	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	/* IPoIB bonds enslave no port netdevice: IB ports are never skipped */
+	fake->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	rtnl_unlock();
+}
+
+static void cma_ha_current_state_test(struct kunit *test)
+{
+	struct net_device *src = cma_ha_fake_ndev(test, 0, true, true);
+	struct rdma_id_private *id_priv;
+	struct cma_ha_fake *fake;
+
+	fake = cma_ha_fake_alloc(test, true, IB_PORT_ACTIVE, src);
+	id_priv = &fake->id_priv;
+	mutex_lock(&id_priv->handler_mutex);
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_CONNECTED);
+	fake->cm_id.state = IB_CM_REQ_SENT;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_CONNECTING);
+	fake->cm_id.state = IB_CM_MRA_REP_RCVD;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_CONNECTING);
+	id_priv->cm_id.ib = NULL;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_CONNECTING);
+	id_priv->state = RDMA_CM_LISTEN;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_LISTENING);
+	id_priv->state = RDMA_CM_ROUTE_RESOLVED;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_RESOLVED);
+	mutex_unlock(&id_priv->handler_mutex);
+}
+
+static struct kunit_case cma_ha_path_test_cases[] = {
+	KUNIT_CASE(cma_ha_port_down_test),
+	KUNIT_CASE(cma_ha_port_err_path_test),
+	KUNIT_CASE_PARAM(cma_ha_failover_path_test, cma_ha_path_gen_params),
+	KUNIT_CASE(cma_ha_active_slave_test),
+	KUNIT_CASE(cma_ha_dev_unrelated_test),
+	KUNIT_CASE(cma_ha_current_state_test),
+	{}
+};
+
+static struct kunit_suite cma_ha_path_test_suite = {
+	.name = "cma_ha_path",
+	.test_cases = cma_ha_path_test_cases,
+};
+
 static struct kunit_case cma_ha_test_cases[] = {
 	KUNIT_CASE_PARAM(cma_ha_decide_test, cma_ha_decide_gen_params),
 	KUNIT_CASE_PARAM(cma_ha_state_test, cma_ha_state_gen_params),
@@ -340,7 +664,7 @@ static struct kunit_suite cma_ha_test_suite = {
 	.test_cases = cma_ha_test_cases,
 };
 
-kunit_test_suite(cma_ha_test_suite);
+kunit_test_suites(&cma_ha_test_suite, &cma_ha_path_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the RDMA CM high-availability modes");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,206 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=900 kernel=patched
+#
+# Bond lifecycles the other cma_ha scenarios do not walk, on the topology
+# of cma_ha_ib.sh (sib0 on eth0, sib1 on eth1, their IPoIB interfaces ib0
+# and ib1 in an active-backup bond0).  Fail-fast on both sides, the server
+# on the wildcard address; each guest asserts its own side.
+#
+#  1 recovery      ib0 down (IPoIB interface only: sib0 stays ACTIVE,
+#                  bond0 fails over to ib1), ib1 down (bond0 has no active
+#                  slave and no carrier), ib0 up: bonding raises FAILOVER
+#                  to ib0 before it sets its carrier again.  The
+#                  connection on sib0 is aligned and its port was ACTIVE
+#                  throughout: it is kept, with no CM event at all
+#  2 flap          bond0 on ib1, the connection on sib0 (kept, as in
+#                  cma_ha_ib phase 4); eth0 goes down and up at once
+#                  (sib0 DOWN then ACTIVE again, well within the CM's
+#                  port-down hold-off, measured in the kernel log): RC
+#                  retransmission survives it, and so does the connection;
+#                  the CM judged the port event (cm_ha_decision
+#                  event=port-err action=none)
+#  3 resolved      the client's align ID has a resolved route and waits
+#                  6 s before rdma_connect(); bond0 fails over meanwhile
+#                  (client side only): UNREACHABLE -ENETUNREACH, and the
+#                  ID no longer accepts rdma_connect() on the failed route
+#  4 bound         the server's fail-fast listener is bound to bond0's
+#                  address (on sib0); bond0 fails over to ib1 with both
+#                  links up: the connection is kept, and the listener now
+#                  also listens on sib1, where a new client's REQ arrives
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cma_ha_lib.sh"
+HA_RDEV=sib
+# the CM acts on a port that is still down this long after its event
+PORT_HOLDOFF_MS=200
+
+need_cmd rdma mono_watch $PP
+
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+[ -d $T/events/rdma_cma/cm_ha_decision ] ||
+	fail "no cm_ha_decision trace event"
+echo 1 >$T/events/rdma_cma/cm_ha_decision/enable
+echo 1 >$T/events/rdma_cma/cm_event_done/enable
+
+ib_bond_setup
+wait_ping "$PEER_IP" 60
+barrier ready 120
+
+# active_is SLAVE: bond0's active slave is SLAVE (empty: none).
+active_is() { read_attr /sys/class/net/bond0/bonding/active_slave; [ "$ATTR" = "$1" ]; }
+
+# klog_after TAG: the kernel log after the mark TAG.
+klog_after() { dmesg | awk -v tag="$1" 'f; $0 ~ "rdma-ha: mark " tag " " { f = 1 }'; }
+
+# decisions: this phase's cm_ha_decision lines (the trace is cleared by
+# each phase).
+decisions() { grep ' cm_ha_decision: ' $T/trace; }
+
+# -- phase 1: the bond recovers from no active slave ----------------------
+start fail-fast 0.0.0.0 fail-fast
+echo >$T/trace
+barrier "rec$seq"
+T_ACT=$(now)
+kmsg_mark "rec$seq"
+ip link set ib0 down
+wait_for 10 active_is ib1 || fail "bond0 did not fail over to ib1"
+barrier "rec$seq-b"
+ip link set ib1 down
+wait_for 10 active_is "" || fail "bond0 kept an active slave"
+wait_carrier bond0 0 10
+# no barrier now: bond0 carries no IP traffic until ib0 is back
+sleep 1
+ip link set ib0 up
+wait_for 30 active_is ib0 || fail "bond0 did not take ib0 back"
+wait_carrier bond0 1 10
+sleep $OBSERVE_S
+T_END=$(now)
+klog_after "rec$seq" | grep -E 'bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "bond0 ran without an active slave, then took ib0" \
+	'klog_after "rec$seq" | awk "/now running without any active interface/ { n = 1 }
+		n && /slave ib0.*making interface the new active one/ { ok = 1 }
+		END { exit !ok }"'
+check "sib0 stayed ACTIVE" \
+	'! klog_after "rec$seq" | grep -q "sib0: set down"'
+check "the CM judged the failover to ib0 (a bond-failover decision on id 1's path)" \
+	'[ "$(decisions | grep -c "event=bond-failover")" -ge 2 ]'
+check "no decision found the path dead" \
+	'! decisions | grep "event=bond-failover" | grep -q "path=[a-z|-]*dead"'
+kept_checks "fail-fast, bond recovering from no active slave"
+check "fail-fast, healthy path: no CM event at all" \
+	'[ "$(count " cm_event ")" = 0 ]'
+ip link set ib1 up
+wait_carrier ib1 1 30
+stop
+[ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 2: a short flap of the backup link under a kept connection -----
+start fail-fast 0.0.0.0 fail-fast
+barrier "sw$seq"
+bond_activate ib1
+sleep 2
+echo >$T/trace
+barrier "flap$seq"
+T_ACT=$(now)
+kmsg_mark "flap$seq"
+printf 'link set eth0 down\nlink set eth0 up\n' | ip -batch - ||
+	fail "eth0 flap"
+sleep $OBSERVE_S
+T_END=$(now)
+klog_after "flap$seq" | grep -E 'sib0|bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+# the flap as the kernel saw it: from sib0's "set down" to its next
+# "set active" (printk times)
+flap=$(klog_after "flap$seq" | awk '
+	/sib0: set down/ && d == "" { sub(/^\[ */, ""); d = $1 + 0 }
+	/sib0: set active/ && d != "" { sub(/^\[ */, ""); printf "%.0f\n", ($1 - d) * 1000; exit }')
+data "what=flap_ms value=${flap:-none}"
+check "sib0 went DOWN and ACTIVE again within $PORT_HOLDOFF_MS ms (${flap:-never} ms)" \
+	'[ -n "$flap" ] && [ "$flap" -lt "$PORT_HOLDOFF_MS" ]'
+check "the CM judged the port event on id 1: port-err, path alive, action none" \
+	'decisions | grep "event=port-err" | grep -q "action=none"'
+check "no port-err decision found the path dead" \
+	'! decisions | grep "event=port-err" | grep -q "path=[a-z|-]*dead"'
+kept_checks "fail-fast, a ${flap:-?} ms flap of sib0"
+check "fail-fast, flap: no CM event at all" '[ "$(count " cm_event ")" = 0 ]'
+stop
+[ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 3: a failover while the client holds a resolved route ---------
+seq=$((seq + 1))
+port=$((7480 + seq))
+PLOG=/tmp/pp$seq.log
+barrier "ib0-$seq"
+bond_activate ib0
+sleep 1
+echo >$T/trace
+log "phase $seq: server notify on 0.0.0.0, client align, rdma_connect 6 s after ROUTE_RESOLVED"
+if [ "$ROLE" = a ]; then
+	$PP -s -b 0.0.0.0 -p "$port" -d 600 --ha-mode notify >"$PLOG" 2>&1 &
+	PID=$!
+	wait_for 10 grep -q ' listening ' "$PLOG" ||
+		fail "phase $seq: server did not listen: $(cat "$PLOG")"
+	barrier "srv$seq"
+	barrier "held$seq" 60
+	barrier "end$seq" 60
+else
+	barrier "srv$seq"
+	$PP -c "$PEER_IP" -b "$MY_IP" -p "$port" -d 600 --reconnect \
+		--ha-mode align --connect-delay-ms 6000 >"$PLOG" 2>&1 &
+	PID=$!
+	wait_for 40 grep -q ' connect_delay ' "$PLOG" ||
+		fail "phase $seq: no resolved route: $(cat "$PLOG")"
+	barrier "held$seq" 60
+	T_ACT=$(now)
+	bond_activate ib1
+	wait_for 20 grep -q ' connect_after_delay ' "$PLOG" ||
+		fail "phase $seq: the client never went on: $(cat "$PLOG")"
+	sleep 2
+	T_END=$(now)
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+	check "the failover found id 1 resolved and failed it (cm_ha_decision)" \
+		'decisions | grep "state=resolved" | grep -q "action=fail-connect"'
+	# the program may end before it reads the event: the CM's trace
+	check "the CM delivered UNREACHABLE to id 1 (cm_event_done)" \
+		'grep -q " cm_event_done: .* UNREACHABLE consumer returns" $T/trace'
+	check "rdma_connect() on the failed route refused (EINVAL)" \
+		'[ "$(count "error op=rdma_connect errno=22")" = 1 ]'
+	check "no connection on the failed route" \
+		'[ "$(count " connected id=1 ")" = 0 ]'
+	# back on the link the peer's bond0 uses: the barriers need it
+	bond_activate ib0
+	barrier "end$seq" 60
+fi
+kill "$PID" 2>/dev/null
+wait "$PID"
+
+# -- phase 4: a fail-fast listener bound to bond0's address ---------------
+barrier "ib0-$((seq + 1))"
+bond_activate ib0
+sleep 1
+start fail-fast "$MY_IP" notify
+act switch ib1
+kept_checks "fail-fast server, notify client, failover with both links up"
+if [ "$ROLE" = b ]; then
+	# a new client reaches the server on sib1 now
+	PLOG2=/tmp/pp$seq-2.log
+	$PP -c "$PEER_IP" -b "$MY_IP" -p "$port" -d 600 \
+		-i "$PP_INTERVAL_US" --ha-mode notify >"$PLOG2" 2>&1 &
+	PID2=$!
+	wait_for 30 grep -q ' connected id=1 .* dev=sib1 ' "$PLOG2"
+	sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log2: /" "$PLOG2"
+	check "a new connection to the fail-fast listener after the failover (on sib1)" \
+		'grep -q " connected id=1 .* dev=sib1 " "$PLOG2"'
+	kill "$PID2" 2>/dev/null
+	wait "$PID2"
+fi
+barrier "second$seq" 60
+[ "$ROLE" = b ] ||
+	check "the fail-fast listener accepted it on sib1" \
+		'grep -q " connected id=2 .* dev=sib1 " "$PLOG"'
+stop
+
+finish
