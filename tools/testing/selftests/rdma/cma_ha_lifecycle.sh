@@ -60,6 +60,7 @@ decisions() { grep ' cm_ha_decision: ' $T/trace; }
 # -- phase 1: the bond recovers from no active slave ----------------------
 start fail-fast 0.0.0.0 fail-fast
 echo >$T/trace
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
 barrier "rec$seq"
 T_ACT=$(now)
 kmsg_mark "rec$seq"
@@ -102,6 +103,7 @@ barrier "sw$seq"
 bond_activate ib1
 sleep 2
 echo >$T/trace
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
 barrier "flap$seq"
 T_ACT=$(now)
 kmsg_mark "flap$seq"
@@ -152,6 +154,7 @@ else
 	PID=$!
 	wait_for 40 grep -q ' connect_delay ' "$PLOG" ||
 		fail "phase $seq: no resolved route: $(cat "$PLOG")"
+	T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
 	barrier "held$seq" 60
 	T_ACT=$(now)
 	bond_activate ib1
