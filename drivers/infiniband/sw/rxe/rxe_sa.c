@@ -746,7 +746,6 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 				struct ib_mad_recv_wc *recv_wc)
 {
 	struct rxe_sa_agent *a = mad_agent->context;
-	const struct rxe_sa_path_rec *path;
 	struct rxe_sa_reply reply;
 	struct ib_sa_mad *resp;
 	int err;
@@ -772,13 +771,6 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	mutex_unlock(&a->lock);
 	if (err)
 		goto free;
-
-	/* the first packet to the peer of a path is then unicast */
-	if (resp->mad_hdr.attr_id == cpu_to_be16(RXE_SA_ATTR_PATH_REC) &&
-	    reply.data_len) {
-		path = (const struct rxe_sa_path_rec *)resp->data;
-		rxe_ib_learn_gid(a->rxe, (const union ib_gid *)path->dgid);
-	}
 
 	rxe_sa_send_reply(mad_agent, recv_wc, resp, &reply);
 free:
