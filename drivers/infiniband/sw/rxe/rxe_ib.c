@@ -225,6 +225,9 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 	attr->active_speed = IB_SPEED_SDR;
 	attr->subnet_timeout = 18;
 
+	/* alternate paths are stored but never used: no APM to advertise */
+	rxe->attr.device_cap_flags &= ~IB_DEVICE_AUTO_PATH_MIG;
+
 	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
 	rxe->ib = ib;
 	return 0;
