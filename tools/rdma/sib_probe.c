@@ -26,8 +26,10 @@
  *  sib_probe raw-send --ifname I --dst-mac M --dlid L --slid S
  *      (root) one soft IB frame on I: LRH L <- S, a UD SEND to QPN 1,
  *      with a wrong ICRC.
- *  sib_probe sniff --ifname I --dlid L [--timeout S]
- *      (root) prints "dst MAC" of the first soft IB frame on I to LID L.
+ *  sib_probe sniff --ifname I --dlid L [--dqpn N] [--timeout S]
+ *      (root) prints "dst MAC" of the first soft IB frame on I to LID L
+ *      (and destination QPN N), "dst none" if none comes in S seconds.
+ *      I is put in promiscuous mode: frames to other MACs are seen too.
  *
  * SIB_PROBE_NOBODY=1 runs the probe as uid/gid 65534 with no groups.
  * Exit status: 0 done, 1 assertion failed, 2 usage or verbs error.
@@ -578,10 +580,11 @@ static int do_raw(int argc, char **argv, bool send)
 	static const struct option lopts[] = {
 		{ "ifname", 1, NULL, 'i' }, { "dst-mac", 1, NULL, 'm' },
 		{ "dlid", 1, NULL, 'l' }, { "slid", 1, NULL, 's' },
-		{ "timeout", 1, NULL, 't' }, { }
+		{ "timeout", 1, NULL, 't' }, { "dqpn", 1, NULL, 'q' }, { }
 	};
 	const char *ifname = NULL, *mac = NULL;
 	unsigned int dlid = 0, slid = 0, timeout = 10;
+	long dqpn = -1;
 	struct sockaddr_ll sll;
 	uint8_t f[1600];
 	uint64_t end;
@@ -594,6 +597,7 @@ static int do_raw(int argc, char **argv, bool send)
 		case 'l': dlid = num(optarg); break;
 		case 's': slid = num(optarg); break;
 		case 't': timeout = num(optarg); break;
+		case 'q': dqpn = num(optarg); break;
 		default: return 2;
 		}
 	}
@@ -637,6 +641,16 @@ static int do_raw(int argc, char **argv, bool send)
 		       dlid, mac);
 		return 0;
 	}
+	{
+		struct packet_mreq mr = {
+			.mr_ifindex = sll.sll_ifindex,
+			.mr_type = PACKET_MR_PROMISC,
+		};
+
+		if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
+			       sizeof(mr)))
+			die("PACKET_MR_PROMISC");
+	}
 	end = now_us() + timeout * 1000000ull;
 	while (now_us() < end) {
 		struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
@@ -648,6 +662,15 @@ static int do_raw(int argc, char **argv, bool send)
 			continue;
 		if ((unsigned int)(f[16] << 8 | f[17]) != dlid)
 			continue;
+		/* the BTH follows the LRH (LNH 2) or the GRH (LNH 3) */
+		if (dqpn >= 0) {
+			unsigned int bth = 14 + 8 + ((f[15] & 3) == 3 ? 40 : 0);
+
+			if (n < (ssize_t)bth + 12 ||
+			    (long)(f[bth + 5] << 16 | f[bth + 6] << 8 |
+				   f[bth + 7]) != dqpn)
+				continue;
+		}
 		printf("dst %s\n", ether_ntoa((struct ether_addr *)f));
 		return 0;
 	}
