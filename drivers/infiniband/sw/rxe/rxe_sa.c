@@ -729,10 +729,6 @@ static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
 	}
 }
 
-/* the size of the responder's buffer: the MAD and the records of a table */
-#define RXE_SA_RESP_LEN	(offsetof(struct ib_sa_mad, data) + \
-			 RXE_SA_TABLE_MAX * RXE_SA_MCMEMBER_REC_WORDS * 8)
-
 static bool rxe_sa_agent_lid_to_gid(struct rxe_sa *sa, u16 lid,
 				    union ib_gid *gid)
 {
