@@ -21,6 +21,9 @@
 #  - SMPs (D7) are not carried on the wire: a's directed-route and
 #    LID-routed NodeInfo queries fail at once and b sees no frame of them;
 #  - APM (D8) is not advertised: ibv_devinfo lists no AUTO_PATH_MIG;
+#  - RC retry count 7 (D8) is 7 retries, not infinite (IBTA: only the RNR
+#    retry count has that meaning): on a, a send to a QP nobody answers
+#    completes with a retry exceeded error;
 #  - SQE resume race (D3), on guest a over RoCE rxe (2 vCPUs), 600 times: a
 #    send that fails locally (its source GID deleted) with 40 good sends
 #    queued behind it, SQE -> RTS as soon as the error completion is polled:
@@ -52,6 +55,18 @@ ibv_devinfo -v -d sib0 >/tmp/devinfo.log 2>&1 || fail "ibv_devinfo: $(tail -n 2 
 grep -q 'device_cap_flags' /tmp/devinfo.log || fail "ibv_devinfo printed no device_cap_flags"
 grep -q 'AUTO_PATH_MIG' /tmp/devinfo.log &&
 	bad "D8: sib0 advertises AUTO_PATH_MIG, but rxe never migrates to the alternate path"
+
+# ---- D8: RC retry count 7 --------------------------------------------------
+# LID 0x779 is nobody's: with a 4 ms local ACK timeout, 8 attempts take well
+# under a second even under TCG; 15 s without a completion means "forever".
+if [ "$ROLE" = a ]; then
+	sib_probe rc-retry --dev sib0 --dlid 0x779 --retry 7 --timeout-exp 10 \
+		--wait 15 >/tmp/retry.log 2>&1
+	rc=$?
+	log "$(cat /tmp/retry.log)"
+	[ $rc = 0 ] ||
+		bad "D8: an RC send with retry count 7 to a QP nobody answers: $(cat /tmp/retry.log)"
+fi
 ip addr add "$IB_IP/24" dev ib0 || fail "address on ib0"
 
 # ---- D2 and D4: UD sends from an unprivileged user on b to a -------------
