@@ -29,8 +29,8 @@
 /* members of one group, memberships of all groups of the port */
 #define RXE_SA_MAX_MEMBERS		16
 #define RXE_SA_MAX_MEMBERSHIPS		2048
-/* records a GetTable response holds at most (the responder's buffer) */
-#define RXE_SA_TABLE_MAX		64
+/* records a GetTable response holds at most: every membership */
+#define RXE_SA_TABLE_MAX		RXE_SA_MAX_MEMBERSHIPS
 
 /*
  * PathRecord as on the wire (IBA 15.2.5.16); members are named after the
