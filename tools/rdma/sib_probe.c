@@ -23,11 +23,20 @@
  *      SQE -> RTS at once (what ib_mad_send_error() does).  Exits 1 if an
  *      iteration ends outside RTS with no error after that modify.
  *
+ *  sib_probe rc-retry --dev D --dlid L [--retry N] [--timeout-exp T]
+ *                     [--wait S]
+ *      an RC QP connected to QPN 0xabcde of LID L, where nobody answers:
+ *      one send with retry count N (7) and local ACK timeout T (10, 4 ms);
+ *      prints its completion and when it came, or "no completion".  Exit
+ *      0 when it completed with a retry exceeded error within S (15) s.
+ *
  *  sib_probe raw-send --ifname I --dst-mac M --dlid L --slid S
  *      (root) one soft IB frame on I: LRH L <- S, a UD SEND to QPN 1,
  *      with a wrong ICRC.
- *  sib_probe sniff --ifname I --dlid L [--timeout S]
- *      (root) prints "dst MAC" of the first soft IB frame on I to LID L.
+ *  sib_probe sniff --ifname I --dlid L [--dqpn N] [--timeout S]
+ *      (root) prints "dst MAC" of the first soft IB frame on I to LID L
+ *      (and destination QPN N), "dst none" if none comes in S seconds.
+ *      I is put in promiscuous mode: frames to other MACs are seen too.
  *
  * SIB_PROBE_NOBODY=1 runs the probe as uid/gid 65534 with no groups.
  * Exit status: 0 done, 1 assertion failed, 2 usage or verbs error.
@@ -552,6 +561,96 @@ static int do_race(int argc, char **argv)
 	return rc;
 }
 
+/* ---- RC retry count ----------------------------------------------------- */
+
+static int do_rc_retry(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dev", 1, NULL, 'd' }, { "dlid", 1, NULL, 'l' },
+		{ "retry", 1, NULL, 'r' }, { "timeout-exp", 1, NULL, 't' },
+		{ "wait", 1, NULL, 'w' }, { }
+	};
+	unsigned int retry = 7, timeout = 10, wait_s = 15;
+	const char *dev = NULL;
+	struct ibv_qp_attr attr;
+	uint64_t t0, end;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { }, *bad;
+	struct ibv_wc wc;
+	struct ibv_qp *qp;
+	uint16_t dlid = 0;
+	struct ctx c;
+	int opt, n;
+
+	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'l': dlid = num(optarg); break;
+		case 'r': retry = num(optarg); break;
+		case 't': timeout = num(optarg); break;
+		case 'w': wait_s = num(optarg); break;
+		default: return 2;
+		}
+	}
+	if (!dev || !dlid || retry > 7 || timeout > 31)
+		return 2;
+	open_dev(&c, dev, 4, 64, 0x11111111);
+	qp = ibv_create_qp(c.pd, &(struct ibv_qp_init_attr){
+		.send_cq = c.cq, .recv_cq = c.cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	});
+	if (!qp)
+		die("ibv_create_qp RC");
+	attr = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("RC to INIT");
+	attr = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = 0xabcde, .min_rnr_timer = 12,
+		.ah_attr = { .dlid = dlid, .port_num = 1 },
+	};
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RC to RTR");
+	attr = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTS, .timeout = timeout,
+		.retry_cnt = retry, .rnr_retry = 0,
+	};
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RC to RTS");
+	sge = (struct ibv_sge){ .addr = (uintptr_t)c.buf, .length = 64,
+				.lkey = c.mr->lkey };
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	t0 = now_us();
+	if (ibv_post_send(qp, &wr, &bad))
+		die("post RC send");
+	end = t0 + wait_s * 1000000ull;
+	while (now_us() < end) {
+		n = ibv_poll_cq(c.cq, 1, &wc);
+		if (n < 0)
+			die("poll");
+		if (!n) {
+			usleep(1000);
+			continue;
+		}
+		printf("rc-retry: retry count %u, timeout %u: %s after %llu ms\n",
+		       retry, timeout, ibv_wc_status_str(wc.status),
+		       (unsigned long long)(now_us() - t0) / 1000);
+		return wc.status == IBV_WC_RETRY_EXC_ERR ? 0 : 1;
+	}
+	printf("rc-retry: retry count %u, timeout %u: no completion in %u s\n",
+	       retry, timeout, wait_s);
+	return 1;
+}
+
 /* ---- raw soft IB frames ------------------------------------------------ */
 
 #define SIB_ETH_P	0x88b5
@@ -578,10 +677,11 @@ static int do_raw(int argc, char **argv, bool send)
 	static const struct option lopts[] = {
 		{ "ifname", 1, NULL, 'i' }, { "dst-mac", 1, NULL, 'm' },
 		{ "dlid", 1, NULL, 'l' }, { "slid", 1, NULL, 's' },
-		{ "timeout", 1, NULL, 't' }, { }
+		{ "timeout", 1, NULL, 't' }, { "dqpn", 1, NULL, 'q' }, { }
 	};
 	const char *ifname = NULL, *mac = NULL;
 	unsigned int dlid = 0, slid = 0, timeout = 10;
+	long dqpn = -1;
 	struct sockaddr_ll sll;
 	uint8_t f[1600];
 	uint64_t end;
@@ -594,6 +694,7 @@ static int do_raw(int argc, char **argv, bool send)
 		case 'l': dlid = num(optarg); break;
 		case 's': slid = num(optarg); break;
 		case 't': timeout = num(optarg); break;
+		case 'q': dqpn = num(optarg); break;
 		default: return 2;
 		}
 	}
@@ -637,6 +738,16 @@ static int do_raw(int argc, char **argv, bool send)
 		       dlid, mac);
 		return 0;
 	}
+	{
+		struct packet_mreq mr = {
+			.mr_ifindex = sll.sll_ifindex,
+			.mr_type = PACKET_MR_PROMISC,
+		};
+
+		if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
+			       sizeof(mr)))
+			die("PACKET_MR_PROMISC");
+	}
 	end = now_us() + timeout * 1000000ull;
 	while (now_us() < end) {
 		struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
@@ -648,6 +759,15 @@ static int do_raw(int argc, char **argv, bool send)
 			continue;
 		if ((unsigned int)(f[16] << 8 | f[17]) != dlid)
 			continue;
+		/* the BTH follows the LRH (LNH 2) or the GRH (LNH 3) */
+		if (dqpn >= 0) {
+			unsigned int bth = 14 + 8 + ((f[15] & 3) == 3 ? 40 : 0);
+
+			if (n < (ssize_t)bth + 12 ||
+			    (long)(f[bth + 5] << 16 | f[bth + 6] << 8 |
+				   f[bth + 7]) != dqpn)
+				continue;
+		}
 		printf("dst %s\n", ether_ntoa((struct ether_addr *)f));
 		return 0;
 	}
@@ -671,6 +791,8 @@ int main(int argc, char **argv)
 		return do_ud_recv(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "ud-send"))
 		return do_ud_send(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "rc-retry"))
+		return do_rc_retry(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "raw-send"))
 		return do_raw(argc - 1, argv + 1, true);
 	if (!strcmp(argv[1], "sniff"))

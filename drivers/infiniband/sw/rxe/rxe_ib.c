@@ -47,40 +47,15 @@ u16 rxe_ib_lid_from_guid(__be64 guid)
 	return v % RXE_IB_LID_UCAST_MAX + 1;
 }
 
-/**
- * rxe_ib_guid_to_mac() - recover a MAC address from an EUI-64 GUID
- * @guid: port GUID
- * @mac: the MAC address, ETH_ALEN bytes
- *
- * Return: true when @guid is the modified EUI-64 of a unicast MAC address
- */
-bool rxe_ib_guid_to_mac(__be64 guid, u8 *mac)
-{
-	const u8 *g = (const u8 *)&guid;
-
-	if (g[3] != 0xff || g[4] != 0xfe)
-		return false;
-
-	mac[0] = g[0] ^ 2;
-	mac[1] = g[1];
-	mac[2] = g[2];
-	mac[3] = g[5];
-	mac[4] = g[6];
-	mac[5] = g[7];
-
-	return is_valid_ether_addr(mac);
-}
-
-/* record @mac for @lid; an entry the LID has is replaced only if @replace */
-static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac,
-			       bool replace)
+/* record @mac for @lid, replacing the MAC address the LID had */
+static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
 {
 	struct rxe_ib_neigh *n, *old;
 	bool known;
 
 	rcu_read_lock();
 	n = xa_load(&ib->neigh, lid);
-	known = n && (!replace || ether_addr_equal(n->mac, mac));
+	known = n && ether_addr_equal(n->mac, mac);
 	rcu_read_unlock();
 	if (known)
 		return;
@@ -97,28 +72,6 @@ static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac,
 	}
 	if (old)
 		kfree_rcu(old, rcu);
-}
-
-/**
- * rxe_ib_learn_gid() - record the MAC address of the port owning a GID
- * @rxe: the device
- * @gid: a port GID whose interface ID is an EUI-64
- *
- * Lets the first packet to a peer be unicast: the SA responder calls this
- * for the DGID of every PathRecord it answers.  A MAC address learned from
- * the peer's own packets is kept: the GID's may be stale (the peer's MAC
- * changed) or chosen by whoever asked for the path.
- */
-void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid)
-{
-	u8 mac[ETH_ALEN];
-
-	if (gid->raw[0] == 0xff ||
-	    !rxe_ib_guid_to_mac(gid->global.interface_id, mac))
-		return;
-
-	rxe_ib_neigh_learn(rxe->ib, rxe_ib_lid_from_guid(gid->global.interface_id),
-			   mac, false);
 }
 
 /**
@@ -148,9 +101,12 @@ bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
 	return rxe_ib_lid_from_guid(gid->global.interface_id) == lid;
 }
 
-/* The destination MAC address of a packet to @dlid, see soft_ib.rst. */
-static void rxe_ib_dmac(struct rxe_ib *ib, u16 dlid, const struct ib_grh *grh,
-			u8 *dmac)
+/*
+ * The destination MAC address of a packet to @dlid, see soft_ib.rst: only
+ * what a frame from @dlid showed, never a guess from a GID (the peer's MAC
+ * may have changed since its GUID was made, and a GID may come from anyone).
+ */
+static void rxe_ib_dmac(struct rxe_ib *ib, u16 dlid, u8 *dmac)
 {
 	struct rxe_ib_neigh *n;
 
@@ -161,11 +117,6 @@ static void rxe_ib_dmac(struct rxe_ib *ib, u16 dlid, const struct ib_grh *grh,
 			ether_addr_copy(dmac, n->mac);
 		rcu_read_unlock();
 		if (n)
-			return;
-
-		if (grh && rxe_ib_guid_to_mac(grh->dgid.global.interface_id,
-					      dmac) &&
-		    rxe_ib_lid_from_guid(grh->dgid.global.interface_id) == dlid)
 			return;
 	}
 
@@ -273,6 +224,9 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_SDR;
 	attr->subnet_timeout = 18;
+
+	/* alternate paths are stored but never used: no APM to advertise */
+	rxe->attr.device_cap_flags &= ~IB_DEVICE_AUTO_PATH_MIG;
 
 	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
 	rxe->ib = ib;
@@ -478,16 +432,12 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	struct rxe_ib_lrh *lrh = (struct rxe_ib_lrh *)skb_network_header(skb);
 	u16 dlid = be16_to_cpu(lrh->dlid);
 	struct net_device *ndev = skb->dev;
-	const struct ib_grh *grh = NULL;
 	u8 dmac[ETH_ALEN];
-
-	if (rxe_ib_lrh_lnh(lrh) == IB_LNH_IBA_GLOBAL)
-		grh = (const struct ib_grh *)(lrh + 1);
 
 	if (rxe_ib_lid_is_mcast(dlid))
 		rxe_ib_mcast_loop(skb, pkt);
 
-	rxe_ib_dmac(pkt->rxe->ib, dlid, grh, dmac);
+	rxe_ib_dmac(pkt->rxe->ib, dlid, dmac);
 
 	if (dev_hard_header(skb, ndev, RXE_IB_ETH_P, dmac, ndev->dev_addr,
 			    skb->len) < 0) {
@@ -615,7 +565,7 @@ void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb)
 	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(skb);
 
 	rxe_ib_neigh_learn(rxe->ib, be16_to_cpu(lrh->slid),
-			   eth_hdr(skb)->h_source, true);
+			   eth_hdr(skb)->h_source);
 }
 
 static bool rxe_ib_own_gid(struct rxe_dev *rxe, const union ib_gid *gid)

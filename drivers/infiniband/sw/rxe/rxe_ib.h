@@ -111,7 +111,6 @@ struct rxe_ib {
 };
 
 u16 rxe_ib_lid_from_guid(__be64 guid);
-bool rxe_ib_guid_to_mac(__be64 guid, u8 *mac);
 
 #if IS_ENABLED(CONFIG_RDMA_RXE_IB)
 
@@ -147,7 +146,6 @@ union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
 void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
 void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb);
-void rxe_ib_learn_gid(struct rxe_dev *rxe, const union ib_gid *gid);
 bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid);
 
 #else
@@ -227,9 +225,6 @@ static inline bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
 
 static inline void rxe_ib_learn_src(struct rxe_dev *rxe,
 				    struct sk_buff *skb) {}
-
-static inline void rxe_ib_learn_gid(struct rxe_dev *rxe,
-				    const union ib_gid *gid) {}
 
 static inline bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid,
 				     union ib_gid *gid)

@@ -400,6 +400,7 @@ static int rxe_sa_mcm_get(struct rxe_sa *sa, const struct ib_sa_mad *req,
 			  struct rxe_sa_mcmember_rec *rec)
 {
 	const struct rxe_sa_mcmember_rec *q = (const void *)req->data;
+	struct rxe_sa_member *m;
 	struct rxe_sa_group *g;
 
 	if (!rxe_sa_selected(req, IB_SA_MCMEMBER_REC_MGID))
@@ -409,7 +410,19 @@ static int rxe_sa_mcm_get(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	if (!g)
 		return RXE_SA_STATUS_NO_RECORDS;
 
+	/* a record is a membership: a Get must name one */
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PORT_GID))
+		m = rxe_sa_find_member(g, q->port_gid);
+	else if (g->nmembers == 1)
+		m = list_first_entry(&g->members, struct rxe_sa_member, list);
+	else
+		return RXE_SA_STATUS_TOO_MANY_RECORDS;
+	if (!m)
+		return RXE_SA_STATUS_NO_RECORDS;
+
 	*rec = g->rec;
+	memcpy(rec->port_gid, m->gid.raw, sizeof(rec->port_gid));
+	rec->scope_join = (g->rec.scope_join & 0xf0) | m->join_state;
 	return 0;
 }
 
@@ -729,10 +742,6 @@ static void rxe_sa_send_reply(struct ib_mad_agent *mad_agent,
 	}
 }
 
-/* the size of the responder's buffer: the MAD and the records of a table */
-#define RXE_SA_RESP_LEN	(offsetof(struct ib_sa_mad, data) + \
-			 RXE_SA_TABLE_MAX * RXE_SA_MCMEMBER_REC_WORDS * 8)
-
 static bool rxe_sa_agent_lid_to_gid(struct rxe_sa *sa, u16 lid,
 				    union ib_gid *gid)
 {
@@ -746,9 +755,9 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 				struct ib_mad_recv_wc *recv_wc)
 {
 	struct rxe_sa_agent *a = mad_agent->context;
-	const struct rxe_sa_path_rec *path;
 	struct rxe_sa_reply reply;
 	struct ib_sa_mad *resp;
+	size_t len;
 	int err;
 
 	/* Every node is its own SA: answer only the port's own clients.
@@ -759,8 +768,10 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	if (recv_wc->wc->slid != a->rxe->ib->lid || recv_wc->wc->src_qp != 1)
 		goto out;
 
-	BUILD_BUG_ON(sizeof(*resp) > RXE_SA_RESP_LEN);
-	resp = kmalloc(RXE_SA_RESP_LEN, GFP_KERNEL);
+	/* only a GetTable may need more than one MAD */
+	len = recv_wc->recv_buf.mad->mad_hdr.method == IB_SA_METHOD_GET_TABLE ?
+	      RXE_SA_RESP_LEN : sizeof(*resp);
+	resp = kvmalloc(len, GFP_KERNEL);
 	if (!resp)
 		goto out;
 
@@ -768,21 +779,14 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	a->sa.port.mtu = a->rxe->port.attr.active_mtu;
 	err = rxe_sa_process(&a->sa,
 			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
-			     recv_wc->mad_len, resp, RXE_SA_RESP_LEN, &reply);
+			     recv_wc->mad_len, resp, len, &reply);
 	mutex_unlock(&a->lock);
 	if (err)
 		goto free;
 
-	/* the first packet to the peer of a path is then unicast */
-	if (resp->mad_hdr.attr_id == cpu_to_be16(RXE_SA_ATTR_PATH_REC) &&
-	    reply.data_len) {
-		path = (const struct rxe_sa_path_rec *)resp->data;
-		rxe_ib_learn_gid(a->rxe, (const union ib_gid *)path->dgid);
-	}
-
 	rxe_sa_send_reply(mad_agent, recv_wc, resp, &reply);
 free:
-	kfree(resp);
+	kvfree(resp);
 out:
 	ib_free_recv_mad(recv_wc);
 }

@@ -20,6 +20,7 @@
 #define RXE_SA_STATUS_NO_RESOURCES	0x0100
 #define RXE_SA_STATUS_REQ_INVALID	0x0200
 #define RXE_SA_STATUS_NO_RECORDS	0x0300
+#define RXE_SA_STATUS_TOO_MANY_RECORDS	0x0400
 
 #define RXE_SA_QKEY_DEFAULT		0x00000b1b
 #define RXE_SA_PKT_LIFE			14	/* 4.096 us * 2^14 = 67 ms */
@@ -28,8 +29,8 @@
 /* members of one group, memberships of all groups of the port */
 #define RXE_SA_MAX_MEMBERS		16
 #define RXE_SA_MAX_MEMBERSHIPS		2048
-/* records a GetTable response holds at most (the responder's buffer) */
-#define RXE_SA_TABLE_MAX		64
+/* records a GetTable response holds at most: every membership */
+#define RXE_SA_TABLE_MAX		RXE_SA_MAX_MEMBERSHIPS
 
 /*
  * PathRecord as on the wire (IBA 15.2.5.16); members are named after the
@@ -144,6 +145,10 @@ struct rxe_sa {
  * @data_len: bytes of SA data (records) in the response after the SA header
  * @rmpp: the response is a GetTableResp, sent with RMPP
  */
+/* the size of the agent's buffer: the MAD and the records of a table */
+#define RXE_SA_RESP_LEN	(offsetof(struct ib_sa_mad, data) + \
+			 RXE_SA_TABLE_MAX * RXE_SA_MCMEMBER_REC_WORDS * 8)
+
 struct rxe_sa_reply {
 	unsigned int	data_len;
 	bool		rmpp;

@@ -280,10 +280,24 @@ static void rxe_sa_test_mcmember(struct kunit *test)
 				  &peer_gid, 1, 0x1234),
 			RXE_SA_STATUS_REQ_INVALID);
 
-	/* Get finds the group */
+	/* Get names one record: the member's, with its PortGID
+	 * and JoinState; none for a port that is not a member; too many for
+	 * the MGID alone when the group has two members
+	 */
 	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_GET,
-				  IB_SA_MCMEMBER_REC_MGID, &own_gid, 0, 0), 0);
+				  IB_SA_MCMEMBER_REC_MGID |
+				  IB_SA_MCMEMBER_REC_PORT_GID, &peer_gid, 0, 0),
+			0);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->mlid), mlid);
+	KUNIT_EXPECT_MEMEQ(test, r->port_gid, peer_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, r->scope_join, 0x21);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_GET,
+				  IB_SA_MCMEMBER_REC_MGID |
+				  IB_SA_MCMEMBER_REC_PORT_GID, &bcast_mgid, 0, 0),
+			RXE_SA_STATUS_NO_RECORDS);
+	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_MGMT_METHOD_GET,
+				  IB_SA_MCMEMBER_REC_MGID, &own_gid, 0, 0),
+			RXE_SA_STATUS_TOO_MANY_RECORDS);
 
 	/* leaving: the group goes with its last member */
 	KUNIT_EXPECT_EQ(test, mcm(&sa, req, resp, IB_SA_METHOD_DELETE,
@@ -472,6 +486,8 @@ static void rxe_sa_test_member_limits(struct kunit *test)
 	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
 	union ib_gid mgid = bcast_mgid, gid = peer_gid;
 	unsigned int g, m, ngroups;
+	struct rxe_sa_reply reply;
+	struct ib_sa_mad *table;
 	struct rxe_sa sa;
 
 	KUNIT_ASSERT_NOT_NULL(test, req);
@@ -518,6 +534,15 @@ static void rxe_sa_test_member_limits(struct kunit *test)
 			RXE_SA_STATUS_NO_RESOURCES);
 	KUNIT_EXPECT_EQ(test, sa.ngroups, ngroups);
 	KUNIT_EXPECT_EQ(test, sa.nmembers, RXE_SA_MAX_MEMBERSHIPS);
+
+	/* the agent's buffer holds the table of a full port */
+	table = kvzalloc(RXE_SA_RESP_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, table);
+	KUNIT_EXPECT_EQ(test, mcm_table(test, &sa, 0, NULL, NULL, 0, 0, table,
+					RXE_SA_RESP_LEN, &reply), 0);
+	KUNIT_EXPECT_EQ(test, reply.data_len,
+			RXE_SA_MAX_MEMBERSHIPS * RXE_SA_MCMEMBER_REC_WORDS * 8);
+	kvfree(table);
 
 	rxe_sa_cleanup(&sa);
 	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);

@@ -15,7 +15,15 @@
 #    answers its own node (saquery, IPoIB's joins: ping over ib0);
 #  - QP0 (D7) is not reachable at its QP pool index (QPN 16): the port's
 #    rcvd_pkts counter does not count 50 datagrams sent there;
-#  - LID -> MAC learning (D5) ignores a frame that fails the ICRC check;
+#  - LID -> MAC learning (D5) ignores a frame that fails the ICRC check,
+#    and a PathRecord answer for a GID teaches nothing: a's datagrams to
+#    the LIDs of both still go to the broadcast address;
+#  - SMPs (D7) are not carried on the wire: a's directed-route and
+#    LID-routed NodeInfo queries fail at once and b sees no frame of them;
+#  - APM (D8) is not advertised: ibv_devinfo lists no AUTO_PATH_MIG;
+#  - RC retry count 7 (D8) is 7 retries, not infinite (IBTA: only the RNR
+#    retry count has that meaning): on a, a send to a QP nobody answers
+#    completes with a retry exceeded error;
 #  - SQE resume race (D3), on guest a over RoCE rxe (2 vCPUs), 600 times: a
 #    send that fails locally (its source GID deleted) with 40 good sends
 #    queued behind it, SQE -> RTS as soon as the error completion is polled:
@@ -24,7 +32,7 @@
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma saquery sib_probe
+need_cmd rdma saquery smpquery ibv_devinfo sib_probe
 IB_IP=198.18.10.$ROLE_NUM
 PEER_IB=198.18.10.$PEER_NUM
 PORT=/sys/class/infiniband/sib0/ports/1
@@ -41,6 +49,24 @@ PEER_LID=$1 PEER_MAC=$2
 log "own LID $LID, peer LID $PEER_LID"
 [ -n "$PEER_LID" ] && [ "$PEER_LID" != "$LID" ] || fail "bad peer LID"
 ip link set ib0 up || fail "ib0 up"
+
+# ---- D8: APM, advertised but not implemented ------------------------------
+ibv_devinfo -v -d sib0 >/tmp/devinfo.log 2>&1 || fail "ibv_devinfo: $(tail -n 2 /tmp/devinfo.log)"
+grep -q 'device_cap_flags' /tmp/devinfo.log || fail "ibv_devinfo printed no device_cap_flags"
+grep -q 'AUTO_PATH_MIG' /tmp/devinfo.log &&
+	bad "D8: sib0 advertises AUTO_PATH_MIG, but rxe never migrates to the alternate path"
+
+# ---- D8: RC retry count 7 --------------------------------------------------
+# LID 0x779 is nobody's: with a 4 ms local ACK timeout, 8 attempts take well
+# under a second even under TCG; 15 s without a completion means "forever".
+if [ "$ROLE" = a ]; then
+	sib_probe rc-retry --dev sib0 --dlid 0x779 --retry 7 --timeout-exp 10 \
+		--wait 15 >/tmp/retry.log 2>&1
+	rc=$?
+	log "$(cat /tmp/retry.log)"
+	[ $rc = 0 ] ||
+		bad "D8: an RC send with retry count 7 to a QP nobody answers: $(cat /tmp/retry.log)"
+fi
 ip addr add "$IB_IP/24" dev ib0 || fail "address on ib0"
 
 # ---- D2 and D4: UD sends from an unprivileged user on b to a -------------
@@ -136,9 +162,15 @@ fi
 # b sends a with SLID 0x777 (nobody's LID) and a wrong ICRC; then a sends a
 # datagram to LID 0x777.  A LID that a does not know goes to the broadcast
 # address; had a learned 0x777 from that frame, it would go to b's MAC.
+# Then a asks its SA for the path to fe80::ff:fe00:778, the GID of MAC
+# 02:00:00:00:07:78 and LID 0x778 (nobody's), and sends a datagram to LID
+# 0x778: had the SA's answer taught a that MAC (a guess that is stale once
+# a peer changed its MAC, and chosen by whoever asks), it would go there.
 if [ "$ROLE" = b ]; then
 	sib_probe sniff --ifname eth0 --dlid 0x777 --timeout 30 >/tmp/sniff.log 2>&1 &
 	spid=$!
+	sib_probe sniff --ifname eth0 --dlid 0x778 --timeout 30 >/tmp/sniff2.log 2>&1 &
+	spid2=$!
 	nap 1
 	sib_probe raw-send --ifname eth0 --dst-mac "$PEER_MAC" --dlid "$PEER_LID" \
 		--slid 0x777 || bad "raw-send failed"
@@ -147,6 +179,12 @@ barrier raw-sent
 if [ "$ROLE" = a ]; then
 	nap 1
 	sib_probe ud-send --dev sib0 --dlid 0x777 --qpn 1234 || bad "ud-send to LID 0x777 failed"
+	saquery --sgid-to-dgid "$(cat $PORT/gids/0)-fe80::ff:fe00:778" >/tmp/pr.log 2>&1 ||
+		bad "saquery PathRecord to fe80::ff:fe00:778: rc=$? $(tail -n 2 /tmp/pr.log)"
+	# saquery prints the DLID in decimal: 1912 = 0x778
+	grep -Eq '^[[:space:]]*dlid\.*1912$' /tmp/pr.log ||
+		bad "the SA's path to fe80::ff:fe00:778 has no DLID 0x778: $(cat /tmp/pr.log)"
+	sib_probe ud-send --dev sib0 --dlid 0x778 --qpn 1234 || bad "ud-send to LID 0x778 failed"
 fi
 barrier d5-sent
 if [ "$ROLE" = b ]; then
@@ -154,6 +192,44 @@ if [ "$ROLE" = b ]; then
 	log "a's frame to LID 0x777: $(cat /tmp/sniff.log)"
 	grep -qx 'dst ff:ff:ff:ff:ff:ff' /tmp/sniff.log ||
 		bad "D5: a sent to LID 0x777 as learned from a frame with a bad ICRC: $(cat /tmp/sniff.log)"
+	wait $spid2
+	log "a's frame to LID 0x778: $(cat /tmp/sniff2.log)"
+	grep -qx 'dst ff:ff:ff:ff:ff:ff' /tmp/sniff2.log ||
+		bad "D5: a sent to LID 0x778 as derived from the PathRecord for fe80::ff:fe00:778: $(cat /tmp/sniff2.log)"
+fi
+
+# ---- D7: SMPs on the wire -------------------------------------------------
+# a asks for NodeInfo with a directed-route SMP to its own port and with a
+# LID-routed SMP to b.  No SMA answers on a sib port: both must fail at
+# once, and b must see no frame to the permissive LID nor to its QPN 0.
+if [ "$ROLE" = b ]; then
+	sib_probe sniff --ifname eth0 --dlid 0xffff --timeout 60 >/tmp/smp-dr.log 2>&1 &
+	dpid=$!
+	sib_probe sniff --ifname eth0 --dlid "$LID" --dqpn 0 --timeout 60 >/tmp/smp-lr.log 2>&1 &
+	lpid=$!
+	nap 1
+fi
+barrier smp-start
+if [ "$ROLE" = a ]; then
+	t0=$(now)
+	smpquery -C sib0 -P 1 -t 200 -D nodeinfo 0 >/tmp/smp.log 2>&1
+	rc1=$?
+	smpquery -C sib0 -P 1 -t 200 nodeinfo "$PEER_LID" >>/tmp/smp.log 2>&1
+	rc2=$?
+	log "smpquery: directed route rc=$rc1, LID routed rc=$rc2, $(rel "$t0" "$(now)") s"
+	sed 's/^/  /' /tmp/smp.log
+	[ $rc1 != 0 ] && [ $rc2 != 0 ] ||
+		bad "D7: an SMP was answered on a port without an SMA"
+fi
+barrier smp-sent
+if [ "$ROLE" = b ]; then
+	nap 1
+	kill $dpid $lpid 2>/dev/null
+	wait $dpid $lpid
+	grep -q '^dst ' /tmp/smp-dr.log &&
+		bad "D7: a directed-route SMP came on the wire: $(cat /tmp/smp-dr.log)"
+	grep -q '^dst ' /tmp/smp-lr.log &&
+		bad "D7: a LID-routed SMP to QPN 0 came on the wire: $(cat /tmp/smp-lr.log)"
 fi
 
 # ---- D3: SQE resume race, RoCE, guest a -----------------------------------

@@ -97,6 +97,7 @@ for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
 	 /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong \
 	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
 	 /usr/bin/ibv_srq_pingpong /usr/sbin/ibstat /usr/sbin/saquery \
+	 /usr/sbin/smpquery \
 	 /usr/bin/rdma; do
 	# every one is in a package installed above: a missing one is an
 	# error here, not a scenario that skips (or passes) without it
