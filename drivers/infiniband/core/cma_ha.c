@@ -289,6 +289,20 @@ bool cma_ha_port_is_active(struct ib_device *device, u32 port,
 	return ret;
 }
 
+/*
+ * Whether bonding is releasing @ndev from its bond right now: a slave that
+ * no longer has its master but still has IFF_BONDING. __bond_release_one()
+ * unlinks the slave from the bond (and clears IFF_SLAVE) before it selects
+ * the new active slave and raises the failover, and clears IFF_BONDING only
+ * after that, so during the failover of a release this is the slave
+ * released, and under RTNL it can only be one of the bond failing over.
+ */
+static bool cma_ha_ndev_released(struct net_device *ndev)
+{
+	return (ndev->priv_flags & IFF_BONDING) &&
+	       !(ndev->flags & (IFF_MASTER | IFF_SLAVE));
+}
+
 /**
  * cma_ha_dev_unrelated() - Check whether a bond can carry a device's IDs
  * @device: RDMA device
@@ -298,6 +312,8 @@ bool cma_ha_port_is_active(struct ib_device *device, u32 port,
  * table of its port, that is its port's netdevice or one of its uppers. The
  * failover walk skips the IDs of devices that cannot have such IDs, so its
  * cost grows with the devices under the bond instead of with all IDs.
+ * A port whose netdevice bonding is releasing from @bond is related: its
+ * IDs are still bound to @bond when the release raises the failover.
  * Ports of other link layers are never skipped.
  *
  * Context: Caller holds the RTNL lock.
@@ -317,7 +333,8 @@ bool cma_ha_dev_unrelated(struct ib_device *device, struct net_device *bond)
 		ndev = ib_device_get_netdev(device, port);
 		if (!ndev)
 			return false;
-		related = ndev == bond || netdev_has_upper_dev(ndev, bond);
+		related = ndev == bond || netdev_has_upper_dev(ndev, bond) ||
+			  cma_ha_ndev_released(ndev);
 		dev_put(ndev);
 		if (related)
 			return false;
@@ -380,7 +397,9 @@ static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
  * @active: its new active slave, from cma_ha_active_slave()
  *
  * RoCE: the ID is misaligned when its port's netdevice is a slave of @bond
- * other than the active one; a port on the bond itself (rxe, device LAG)
+ * other than the active one, or the slave that bonding is releasing from
+ * @bond (a release of the active slave raises the failover after the
+ * slave left the bond); a port on the bond itself (rxe, device LAG)
  * follows the bond. This holds with fail_over_mac=none, where no hardware
  * address changes. InfiniBand (IPoIB bonds, fail_over_mac=active): the
  * bond's hardware address carries the GID of the active port, so the ID is
@@ -435,7 +454,8 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 			    (port_ndev && !cma_ha_ndev_up(port_ndev)))
 				path |= CMA_HA_PATH_DEAD;
 			if (port_ndev && port_ndev != active &&
-			    netdev_has_upper_dev(port_ndev, bond))
+			    (netdev_has_upper_dev(port_ndev, bond) ||
+			     cma_ha_ndev_released(port_ndev)))
 				path |= CMA_HA_PATH_MISALIGNED;
 		}
 		dev_put(port_ndev);

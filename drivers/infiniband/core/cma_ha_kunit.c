@@ -405,6 +405,19 @@ static struct net_device *cma_ha_fake_ndev(struct kunit *test, int priv,
 	return ndev;
 }
 
+/*
+ * A slave in the middle of its release from a bond: unlinked from it (no
+ * IFF_SLAVE), still IFF_BONDING, running with carrier (bonding closes it
+ * after the failover)
+ */
+static struct net_device *cma_ha_fake_released(struct kunit *test)
+{
+	struct net_device *ndev = cma_ha_fake_ndev(test, 0, false, true);
+
+	ndev->priv_flags |= IFF_BONDING;
+	return ndev;
+}
+
 /* A bond in active-backup mode whose active slave is @active */
 static struct net_device *cma_ha_fake_bond(struct kunit *test, bool ib,
 					   bool carrier,
@@ -504,6 +517,7 @@ struct cma_ha_path_case {
 		PORT_NDEV_BOND,		/* RoCE: the port is on the bond */
 		PORT_NDEV_SLAVE,	/* RoCE: the port is on the active slave */
 		PORT_NDEV_SLAVE_DOWN,	/* RoCE: on a slave without carrier */
+		PORT_NDEV_RELEASED,	/* RoCE: on the slave being released */
 	} port_ndev;
 	unsigned int path;
 };
@@ -535,6 +549,9 @@ static const struct cma_ha_path_case cma_ha_path_cases[] = {
 	  true, true, false, PORT_NDEV_SLAVE_DOWN, P_DEAD },
 	{ "roce on a slave, port down", false, IB_PORT_DOWN, true, true,
 	  false, PORT_NDEV_SLAVE, P_DEAD },
+	/* ip link set eth0 nomaster on the active eth0: FAILOVER to eth1 */
+	{ "roce on the released active slave", false, IB_PORT_ACTIVE, true,
+	  true, false, PORT_NDEV_RELEASED, P_MIS },
 };
 
 static void cma_ha_path_desc(const struct cma_ha_path_case *c, char *desc)
@@ -560,6 +577,8 @@ static void cma_ha_failover_path_test(struct kunit *test)
 		fake->port_ndev = bond;
 	else if (!c->ib && c->port_ndev == PORT_NDEV_SLAVE)
 		fake->port_ndev = active;
+	else if (!c->ib && c->port_ndev == PORT_NDEV_RELEASED)
+		fake->port_ndev = cma_ha_fake_released(test);
 	else if (!c->ib)
 		fake->port_ndev = cma_ha_fake_ndev(test, 0, false, false);
 
@@ -597,6 +616,19 @@ static void cma_ha_dev_unrelated_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
 	fake->port_ndev = other;
 	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	/* released from @bond: the release raises the failover after that */
+	fake->port_ndev = cma_ha_fake_released(test);
+	KUNIT_EXPECT_FALSE_MSG(test,
+			       cma_ha_dev_unrelated(&fake->device, bond),
+			       "the port of the released active slave is skipped");
+	/* a slave of another bond, and another bond, are skipped */
+	fake->port_ndev = other;
+	other->priv_flags |= IFF_BONDING;
+	other->flags |= IFF_SLAVE;
+	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	other->flags &= ~IFF_SLAVE;
+	other->flags |= IFF_MASTER;
+	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
 	fake->port_ndev = NULL;
 	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
 	/* IPoIB bonds enslave no port netdevice: IB ports are never skipped */
@@ -605,6 +637,10 @@ static void cma_ha_dev_unrelated_test(struct kunit *test)
 	rtnl_unlock();
 }
 
+/*
+ * Whether a connecting ID is established is the CM's own record, on every
+ * transport, not the state of the IB CM's ID (which ib_cm's lock guards)
+ */
 static void cma_ha_current_state_test(struct kunit *test)
 {
 	struct net_device *src = cma_ha_fake_ndev(test, 0, true, true);
