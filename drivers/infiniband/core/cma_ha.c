@@ -131,6 +131,28 @@ static enum cma_ha_action cma_ha_align(enum cma_ha_event event,
 	return cma_ha_teardown(event, state);
 }
 
+/*
+ * A neighbour of the ID's destination changed its hardware address. The CM
+ * has always sent RDMA_CM_EVENT_UNREACHABLE (-ETIMEDOUT) to the active-side
+ * RoCE IDs of that neighbour, whatever their state; CMA_HA_ACT_NOTIFY
+ * stands for that event here.
+ */
+static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
+					      unsigned int path)
+{
+	switch (mode) {
+	case RDMA_CM_HA_MODE_IGNORE:
+		return CMA_HA_ACT_NONE;
+	case RDMA_CM_HA_MODE_FAIL_FAST:
+		/* The peer's new address says nothing about this path */
+		return path & CMA_HA_PATH_DEAD ? CMA_HA_ACT_NOTIFY :
+						 CMA_HA_ACT_NONE;
+	default:
+		/* notify as always; align and migrate follow the IP stack */
+		return CMA_HA_ACT_NOTIFY;
+	}
+}
+
 /**
  * cma_ha_decide() - Decide what the CM does for one ID
  * @mode: the ID's HA mode
@@ -153,12 +175,19 @@ static enum cma_ha_action cma_ha_align(enum cma_ha_event event,
  * - migrate: on failover or port-down, move a connected ID whose QP has an
  *   armed alternate path; otherwise as align.
  *
+ * On a neighbour update, notify means the CM's UNREACHABLE (-ETIMEDOUT):
+ * in every state for notify, align and migrate, as before HA modes; for
+ * fail-fast only when the ID's own path is dead; never for ignore.
+ *
  * Return: the action.
  */
 enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 				 enum cma_ha_event event,
 				 enum cma_ha_id_state state, unsigned int path)
 {
+	if (event == CMA_HA_EV_NEIGH_UPDATE)
+		return cma_ha_neigh_update(mode, path);
+
 	/* Exactly what the CM did before HA modes existed, in any state */
 	if (mode == RDMA_CM_HA_MODE_NOTIFY)
 		return event == CMA_HA_EV_BOND_FAILOVER &&

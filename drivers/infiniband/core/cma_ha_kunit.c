@@ -31,6 +31,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define EV_FAILOVER	CMA_HA_EV_BOND_FAILOVER
 #define EV_PORT_ERR	CMA_HA_EV_PORT_ERR
+#define EV_NEIGH	CMA_HA_EV_NEIGH_UPDATE
 
 #define P_MAC		CMA_HA_PATH_MAC_CHANGED
 #define P_MIS		CMA_HA_PATH_MISALIGNED
@@ -44,6 +45,7 @@ static const char * const mode_names[] = {
 
 static const char * const event_names[] = {
 	[EV_FAILOVER] = "failover", [EV_PORT_ERR] = "port-err",
+	[EV_NEIGH] = "neigh-update",
 };
 
 static const char * const state_names[] = {
@@ -138,6 +140,21 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_APM, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, CONNECTED, 0, NONE),
 	C(HA_MIGRATE, EV_PORT_ERR, CLOSING, P_DEAD | P_APM, NONE),
+	/*
+	 * A neighbour update: notify is the CM's UNREACHABLE -ETIMEDOUT, in
+	 * any state for notify (as before HA modes), align and migrate; for
+	 * fail-fast only on a dead path; never for ignore
+	 */
+	C(HA_NOTIFY, EV_NEIGH, CONNECTED, 0, NOTIFY),
+	C(HA_NOTIFY, EV_NEIGH, RESOLVED, 0, NOTIFY),
+	C(HA_NOTIFY, EV_NEIGH, CLOSING, 0, NOTIFY),
+	C(HA_IGNORE, EV_NEIGH, CONNECTED, 0, NONE),
+	C(HA_IGNORE, EV_NEIGH, CONNECTED, P_DEAD, NONE),
+	C(HA_ALIGN, EV_NEIGH, CONNECTED, 0, NOTIFY),
+	C(HA_MIGRATE, EV_NEIGH, CONNECTED, P_APM, NOTIFY),
+	C(HA_FAIL_FAST, EV_NEIGH, CONNECTED, 0, NONE),
+	C(HA_FAIL_FAST, EV_NEIGH, CONNECTING, 0, NONE),
+	C(HA_FAIL_FAST, EV_NEIGH, CONNECTED, P_DEAD, NOTIFY),
 	/* values outside the enum decide nothing */
 	C(5, EV_FAILOVER, CONNECTED, P_MAC | P_MIS | P_DEAD, NONE),
 	C(255, EV_PORT_ERR, CONNECTED, P_DEAD, NONE),

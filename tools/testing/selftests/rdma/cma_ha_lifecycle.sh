@@ -33,7 +33,14 @@
 # build the RoCE bond with one RDMA port per slave: bond0 over eth0/eth1
 # with fail_over_mac=active, rxe0 on eth0, rxe1 on eth1.
 #
-#  5 release       align server on the wildcard address, notify client;
+#  5 neighbour     fail-fast client, notify server on the wildcard
+#                  address: b's neighbour entry of a's address changes
+#                  its hardware address and back (NETEVENT_NEIGH_UPDATE,
+#                  the CM's neighbour-update signal).  The client's path
+#                  is healthy: the CM judges it (cm_ha_decision
+#                  event=neigh-update action=none) and sends no
+#                  UNREACHABLE; the connection is kept
+#  6 release       align server on the wildcard address, notify client;
 #                  both guests release their active slave eth0
 #                  (ip link set eth0 nomaster).  Bonding unlinks eth0
 #                  before it raises the failover to eth1, and bond0 takes
@@ -233,7 +240,40 @@ wait_ping "$PEER_IP" 60
 barrier "roce-ready" 120
 log "bond0 over eth0/eth1, fail_over_mac $(cat /sys/class/net/bond0/bonding/fail_over_mac), rxe0/rxe1 on the slaves"
 
-# -- phase 5: release of the active slave ---------------------------------
+# -- phase 5: a neighbour update under a healthy fail-fast connection -----
+start notify 0.0.0.0 fail-fast
+echo >$T/trace
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
+barrier "neigh$seq"
+T_ACT=$(now)
+if [ "$ROLE" = b ]; then
+	pmac=$(ip neigh show "$PEER_IP" dev bond0 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$pmac" ] || fail "no neighbour entry of $PEER_IP"
+	ip neigh replace "$PEER_IP" lladdr 02:00:5e:00:00:99 dev bond0 \
+		nud permanent || fail "neighbour update"
+	sleep 1
+	ip neigh replace "$PEER_IP" lladdr "$pmac" dev bond0 nud reachable ||
+		fail "neighbour restore"
+fi
+sleep $OBSERVE_S
+T_END=$(now)
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+if [ "$ROLE" = b ]; then
+	check "the CM judged the neighbour update on id 1: path alive, action none" \
+		'decisions | grep "event=neigh-update" | grep -q "action=none"'
+	check "no neigh-update decision found the path dead" \
+		'! decisions | grep "event=neigh-update" | grep -q "path=[a-z|-]*dead"'
+	check "the CM delivered no UNREACHABLE (cm_event_done)" \
+		'! grep -q " cm_event_done: .* UNREACHABLE " $T/trace'
+fi
+kept_checks "fail-fast, a neighbour update, healthy path"
+check "fail-fast, neighbour update: no CM event at all" \
+	'[ "$(count " cm_event ")" = 0 ]'
+stop
+[ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 6: release of the active slave ---------------------------------
 start align 0.0.0.0 notify "--retry-count 6 --reply-timeout-ms 2000" \
 	"--wc-error-grace-ms $ACT_MAX_MS"
 mac0=$(cat /sys/class/net/bond0/address)
