@@ -21,7 +21,6 @@
 
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cache.h>
-#include <rdma/ib_cm.h>
 
 #include "cma_priv.h"
 
@@ -256,23 +255,21 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_teardown_status);
  * cma_ha_current_state() - Classify the current state of an ID
  * @id_priv: the ID
  *
- * Context: Caller holds @id_priv->handler_mutex, which keeps cm_id alive.
+ * A connecting ID is established once the CM delivered
+ * RDMA_CM_EVENT_ESTABLISHED, or sent the RTU for a userspace consumer's
+ * rdma_accept() on the active side, on any transport: the CM's own record,
+ * not the state of the IB CM's or the iWARP CM's ID, which their own locks
+ * protect.
+ *
+ * Context: Caller holds @id_priv->handler_mutex.
  * Return: the class of the ID's state.
  */
 enum cma_ha_id_state cma_ha_current_state(struct rdma_id_private *id_priv)
 {
-	enum rdma_cm_state state = READ_ONCE(id_priv->state);
-	struct ib_device *device = id_priv->id.device;
-	bool established = true;
-
 	lockdep_assert_held(&id_priv->handler_mutex);
 
-	if (state == RDMA_CM_CONNECT && device &&
-	    rdma_cap_ib_cm(device, id_priv->id.port_num ?: 1))
-		established = id_priv->cm_id.ib &&
-			      READ_ONCE(id_priv->cm_id.ib->state) ==
-				      IB_CM_ESTABLISHED;
-	return cma_ha_id_state(state, established);
+	return cma_ha_id_state(READ_ONCE(id_priv->state),
+			       id_priv->ha_established);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_current_state);
 

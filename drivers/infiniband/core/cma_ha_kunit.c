@@ -485,6 +485,7 @@ static struct cma_ha_fake *cma_ha_fake_alloc(struct kunit *test, bool ib,
 	fake->id_priv.id.port_num = 1;
 	fake->cm_id.state = IB_CM_ESTABLISHED;
 	fake->id_priv.cm_id.ib = &fake->cm_id;
+	fake->id_priv.ha_established = 1;
 	dev_addr = &fake->id_priv.id.route.addr.dev_addr;
 	dev_addr->dev_type = ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER;
 	memcpy(dev_addr->src_dev_addr, src->dev_addr, src->addr_len);
@@ -669,15 +670,25 @@ static void cma_ha_current_state_test(struct kunit *test)
 	mutex_lock(&id_priv->handler_mutex);
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_CONNECTED);
+	/* ib_cm took the RTU; the CM has not delivered ESTABLISHED yet */
+	id_priv->ha_established = 0;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_current_state(id_priv),
+			    CMA_HA_ID_CONNECTING,
+			    "ib: established before the CM said so");
 	fake->cm_id.state = IB_CM_REQ_SENT;
-	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
-			CMA_HA_ID_CONNECTING);
-	fake->cm_id.state = IB_CM_MRA_REP_RCVD;
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_CONNECTING);
 	id_priv->cm_id.ib = NULL;
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_CONNECTING);
+	/* iWARP: a connect in progress is not a connection */
+	fake->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_current_state(id_priv),
+			    CMA_HA_ID_CONNECTING,
+			    "iwarp: a connecting ID counted as established");
+	id_priv->ha_established = 1;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_CONNECTED);
 	id_priv->state = RDMA_CM_LISTEN;
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_LISTENING);
