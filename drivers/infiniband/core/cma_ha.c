@@ -21,7 +21,6 @@
 
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cache.h>
-#include <rdma/ib_cm.h>
 
 #include "cma_priv.h"
 
@@ -131,6 +130,28 @@ static enum cma_ha_action cma_ha_align(enum cma_ha_event event,
 	return cma_ha_teardown(event, state);
 }
 
+/*
+ * A neighbour of the ID's destination changed its hardware address. The CM
+ * has always sent RDMA_CM_EVENT_UNREACHABLE (-ETIMEDOUT) to the active-side
+ * RoCE IDs of that neighbour, whatever their state; CMA_HA_ACT_NOTIFY
+ * stands for that event here.
+ */
+static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
+					      unsigned int path)
+{
+	switch (mode) {
+	case RDMA_CM_HA_MODE_IGNORE:
+		return CMA_HA_ACT_NONE;
+	case RDMA_CM_HA_MODE_FAIL_FAST:
+		/* The peer's new address says nothing about this path */
+		return path & CMA_HA_PATH_DEAD ? CMA_HA_ACT_NOTIFY :
+						 CMA_HA_ACT_NONE;
+	default:
+		/* notify as always; align and migrate follow the IP stack */
+		return CMA_HA_ACT_NOTIFY;
+	}
+}
+
 /**
  * cma_ha_decide() - Decide what the CM does for one ID
  * @mode: the ID's HA mode
@@ -153,12 +174,19 @@ static enum cma_ha_action cma_ha_align(enum cma_ha_event event,
  * - migrate: on failover or port-down, move a connected ID whose QP has an
  *   armed alternate path; otherwise as align.
  *
+ * On a neighbour update, notify means the CM's UNREACHABLE (-ETIMEDOUT):
+ * in every state for notify, align and migrate, as before HA modes; for
+ * fail-fast only when the ID's own path is dead; never for ignore.
+ *
  * Return: the action.
  */
 enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 				 enum cma_ha_event event,
 				 enum cma_ha_id_state state, unsigned int path)
 {
+	if (event == CMA_HA_EV_NEIGH_UPDATE)
+		return cma_ha_neigh_update(mode, path);
+
 	/* Exactly what the CM did before HA modes existed, in any state */
 	if (mode == RDMA_CM_HA_MODE_NOTIFY)
 		return event == CMA_HA_EV_BOND_FAILOVER &&
@@ -227,23 +255,21 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_teardown_status);
  * cma_ha_current_state() - Classify the current state of an ID
  * @id_priv: the ID
  *
- * Context: Caller holds @id_priv->handler_mutex, which keeps cm_id alive.
+ * A connecting ID is established once the CM delivered
+ * RDMA_CM_EVENT_ESTABLISHED, or sent the RTU for a userspace consumer's
+ * rdma_accept() on the active side, on any transport: the CM's own record,
+ * not the state of the IB CM's or the iWARP CM's ID, which their own locks
+ * protect.
+ *
+ * Context: Caller holds @id_priv->handler_mutex.
  * Return: the class of the ID's state.
  */
 enum cma_ha_id_state cma_ha_current_state(struct rdma_id_private *id_priv)
 {
-	enum rdma_cm_state state = READ_ONCE(id_priv->state);
-	struct ib_device *device = id_priv->id.device;
-	bool established = true;
-
 	lockdep_assert_held(&id_priv->handler_mutex);
 
-	if (state == RDMA_CM_CONNECT && device &&
-	    rdma_cap_ib_cm(device, id_priv->id.port_num ?: 1))
-		established = id_priv->cm_id.ib &&
-			      READ_ONCE(id_priv->cm_id.ib->state) ==
-				      IB_CM_ESTABLISHED;
-	return cma_ha_id_state(state, established);
+	return cma_ha_id_state(READ_ONCE(id_priv->state),
+			       id_priv->ha_established);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_current_state);
 
@@ -289,6 +315,20 @@ bool cma_ha_port_is_active(struct ib_device *device, u32 port,
 	return ret;
 }
 
+/*
+ * Whether bonding is releasing @ndev from its bond right now: a slave that
+ * no longer has its master but still has IFF_BONDING. __bond_release_one()
+ * unlinks the slave from the bond (and clears IFF_SLAVE) before it selects
+ * the new active slave and raises the failover, and clears IFF_BONDING only
+ * after that, so during the failover of a release this is the slave
+ * released, and under RTNL it can only be one of the bond failing over.
+ */
+static bool cma_ha_ndev_released(struct net_device *ndev)
+{
+	return (ndev->priv_flags & IFF_BONDING) &&
+	       !(ndev->flags & (IFF_MASTER | IFF_SLAVE));
+}
+
 /**
  * cma_ha_dev_unrelated() - Check whether a bond can carry a device's IDs
  * @device: RDMA device
@@ -298,6 +338,8 @@ bool cma_ha_port_is_active(struct ib_device *device, u32 port,
  * table of its port, that is its port's netdevice or one of its uppers. The
  * failover walk skips the IDs of devices that cannot have such IDs, so its
  * cost grows with the devices under the bond instead of with all IDs.
+ * A port whose netdevice bonding is releasing from @bond is related: its
+ * IDs are still bound to @bond when the release raises the failover.
  * Ports of other link layers are never skipped.
  *
  * Context: Caller holds the RTNL lock.
@@ -317,7 +359,8 @@ bool cma_ha_dev_unrelated(struct ib_device *device, struct net_device *bond)
 		ndev = ib_device_get_netdev(device, port);
 		if (!ndev)
 			return false;
-		related = ndev == bond || netdev_has_upper_dev(ndev, bond);
+		related = ndev == bond || netdev_has_upper_dev(ndev, bond) ||
+			  cma_ha_ndev_released(ndev);
 		dev_put(ndev);
 		if (related)
 			return false;
@@ -380,7 +423,9 @@ static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
  * @active: its new active slave, from cma_ha_active_slave()
  *
  * RoCE: the ID is misaligned when its port's netdevice is a slave of @bond
- * other than the active one; a port on the bond itself (rxe, device LAG)
+ * other than the active one, or the slave that bonding is releasing from
+ * @bond (a release of the active slave raises the failover after the
+ * slave left the bond); a port on the bond itself (rxe, device LAG)
  * follows the bond. This holds with fail_over_mac=none, where no hardware
  * address changes. InfiniBand (IPoIB bonds, fail_over_mac=active): the
  * bond's hardware address carries the GID of the active port, so the ID is
@@ -435,7 +480,8 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 			    (port_ndev && !cma_ha_ndev_up(port_ndev)))
 				path |= CMA_HA_PATH_DEAD;
 			if (port_ndev && port_ndev != active &&
-			    netdev_has_upper_dev(port_ndev, bond))
+			    (netdev_has_upper_dev(port_ndev, bond) ||
+			     cma_ha_ndev_released(port_ndev)))
 				path |= CMA_HA_PATH_MISALIGNED;
 		}
 		dev_put(port_ndev);

@@ -31,6 +31,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define EV_FAILOVER	CMA_HA_EV_BOND_FAILOVER
 #define EV_PORT_ERR	CMA_HA_EV_PORT_ERR
+#define EV_NEIGH	CMA_HA_EV_NEIGH_UPDATE
 
 #define P_MAC		CMA_HA_PATH_MAC_CHANGED
 #define P_MIS		CMA_HA_PATH_MISALIGNED
@@ -44,6 +45,7 @@ static const char * const mode_names[] = {
 
 static const char * const event_names[] = {
 	[EV_FAILOVER] = "failover", [EV_PORT_ERR] = "port-err",
+	[EV_NEIGH] = "neigh-update",
 };
 
 static const char * const state_names[] = {
@@ -138,6 +140,21 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_APM, NONE),
 	C(HA_FAIL_FAST, EV_PORT_ERR, CONNECTED, 0, NONE),
 	C(HA_MIGRATE, EV_PORT_ERR, CLOSING, P_DEAD | P_APM, NONE),
+	/*
+	 * A neighbour update: notify is the CM's UNREACHABLE -ETIMEDOUT, in
+	 * any state for notify (as before HA modes), align and migrate; for
+	 * fail-fast only on a dead path; never for ignore
+	 */
+	C(HA_NOTIFY, EV_NEIGH, CONNECTED, 0, NOTIFY),
+	C(HA_NOTIFY, EV_NEIGH, RESOLVED, 0, NOTIFY),
+	C(HA_NOTIFY, EV_NEIGH, CLOSING, 0, NOTIFY),
+	C(HA_IGNORE, EV_NEIGH, CONNECTED, 0, NONE),
+	C(HA_IGNORE, EV_NEIGH, CONNECTED, P_DEAD, NONE),
+	C(HA_ALIGN, EV_NEIGH, CONNECTED, 0, NOTIFY),
+	C(HA_MIGRATE, EV_NEIGH, CONNECTED, P_APM, NOTIFY),
+	C(HA_FAIL_FAST, EV_NEIGH, CONNECTED, 0, NONE),
+	C(HA_FAIL_FAST, EV_NEIGH, CONNECTING, 0, NONE),
+	C(HA_FAIL_FAST, EV_NEIGH, CONNECTED, P_DEAD, NOTIFY),
 	/* values outside the enum decide nothing */
 	C(5, EV_FAILOVER, CONNECTED, P_MAC | P_MIS | P_DEAD, NONE),
 	C(255, EV_PORT_ERR, CONNECTED, P_DEAD, NONE),
@@ -405,6 +422,19 @@ static struct net_device *cma_ha_fake_ndev(struct kunit *test, int priv,
 	return ndev;
 }
 
+/*
+ * A slave in the middle of its release from a bond: unlinked from it (no
+ * IFF_SLAVE), still IFF_BONDING, running with carrier (bonding closes it
+ * after the failover)
+ */
+static struct net_device *cma_ha_fake_released(struct kunit *test)
+{
+	struct net_device *ndev = cma_ha_fake_ndev(test, 0, false, true);
+
+	ndev->priv_flags |= IFF_BONDING;
+	return ndev;
+}
+
 /* A bond in active-backup mode whose active slave is @active */
 static struct net_device *cma_ha_fake_bond(struct kunit *test, bool ib,
 					   bool carrier,
@@ -455,6 +485,7 @@ static struct cma_ha_fake *cma_ha_fake_alloc(struct kunit *test, bool ib,
 	fake->id_priv.id.port_num = 1;
 	fake->cm_id.state = IB_CM_ESTABLISHED;
 	fake->id_priv.cm_id.ib = &fake->cm_id;
+	fake->id_priv.ha_established = 1;
 	dev_addr = &fake->id_priv.id.route.addr.dev_addr;
 	dev_addr->dev_type = ib ? ARPHRD_INFINIBAND : ARPHRD_ETHER;
 	memcpy(dev_addr->src_dev_addr, src->dev_addr, src->addr_len);
@@ -504,6 +535,7 @@ struct cma_ha_path_case {
 		PORT_NDEV_BOND,		/* RoCE: the port is on the bond */
 		PORT_NDEV_SLAVE,	/* RoCE: the port is on the active slave */
 		PORT_NDEV_SLAVE_DOWN,	/* RoCE: on a slave without carrier */
+		PORT_NDEV_RELEASED,	/* RoCE: on the slave being released */
 	} port_ndev;
 	unsigned int path;
 };
@@ -535,6 +567,9 @@ static const struct cma_ha_path_case cma_ha_path_cases[] = {
 	  true, true, false, PORT_NDEV_SLAVE_DOWN, P_DEAD },
 	{ "roce on a slave, port down", false, IB_PORT_DOWN, true, true,
 	  false, PORT_NDEV_SLAVE, P_DEAD },
+	/* ip link set eth0 nomaster on the active eth0: FAILOVER to eth1 */
+	{ "roce on the released active slave", false, IB_PORT_ACTIVE, true,
+	  true, false, PORT_NDEV_RELEASED, P_MIS },
 };
 
 static void cma_ha_path_desc(const struct cma_ha_path_case *c, char *desc)
@@ -560,6 +595,8 @@ static void cma_ha_failover_path_test(struct kunit *test)
 		fake->port_ndev = bond;
 	else if (!c->ib && c->port_ndev == PORT_NDEV_SLAVE)
 		fake->port_ndev = active;
+	else if (!c->ib && c->port_ndev == PORT_NDEV_RELEASED)
+		fake->port_ndev = cma_ha_fake_released(test);
 	else if (!c->ib)
 		fake->port_ndev = cma_ha_fake_ndev(test, 0, false, false);
 
@@ -597,6 +634,19 @@ static void cma_ha_dev_unrelated_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
 	fake->port_ndev = other;
 	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	/* released from @bond: the release raises the failover after that */
+	fake->port_ndev = cma_ha_fake_released(test);
+	KUNIT_EXPECT_FALSE_MSG(test,
+			       cma_ha_dev_unrelated(&fake->device, bond),
+			       "the port of the released active slave is skipped");
+	/* a slave of another bond, and another bond, are skipped */
+	fake->port_ndev = other;
+	other->priv_flags |= IFF_BONDING;
+	other->flags |= IFF_SLAVE;
+	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
+	other->flags &= ~IFF_SLAVE;
+	other->flags |= IFF_MASTER;
+	KUNIT_EXPECT_TRUE(test, cma_ha_dev_unrelated(&fake->device, bond));
 	fake->port_ndev = NULL;
 	KUNIT_EXPECT_FALSE(test, cma_ha_dev_unrelated(&fake->device, bond));
 	/* IPoIB bonds enslave no port netdevice: IB ports are never skipped */
@@ -605,6 +655,10 @@ static void cma_ha_dev_unrelated_test(struct kunit *test)
 	rtnl_unlock();
 }
 
+/*
+ * Whether a connecting ID is established is the CM's own record, on every
+ * transport, not the state of the IB CM's ID (which ib_cm's lock guards)
+ */
 static void cma_ha_current_state_test(struct kunit *test)
 {
 	struct net_device *src = cma_ha_fake_ndev(test, 0, true, true);
@@ -616,15 +670,25 @@ static void cma_ha_current_state_test(struct kunit *test)
 	mutex_lock(&id_priv->handler_mutex);
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_CONNECTED);
+	/* ib_cm took the RTU; the CM has not delivered ESTABLISHED yet */
+	id_priv->ha_established = 0;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_current_state(id_priv),
+			    CMA_HA_ID_CONNECTING,
+			    "ib: established before the CM said so");
 	fake->cm_id.state = IB_CM_REQ_SENT;
-	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
-			CMA_HA_ID_CONNECTING);
-	fake->cm_id.state = IB_CM_MRA_REP_RCVD;
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_CONNECTING);
 	id_priv->cm_id.ib = NULL;
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_CONNECTING);
+	/* iWARP: a connect in progress is not a connection */
+	fake->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IWARP;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_current_state(id_priv),
+			    CMA_HA_ID_CONNECTING,
+			    "iwarp: a connecting ID counted as established");
+	id_priv->ha_established = 1;
+	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
+			CMA_HA_ID_CONNECTED);
 	id_priv->state = RDMA_CM_LISTEN;
 	KUNIT_EXPECT_EQ(test, cma_ha_current_state(id_priv),
 			CMA_HA_ID_LISTENING);

@@ -28,6 +28,29 @@
 #                  address (on sib0); bond0 fails over to ib1 with both
 #                  links up: the connection is kept, and the listener now
 #                  also listens on sib1, where a new client's REQ arrives
+#
+# Then both guests take the IPoIB bond and the soft IB devices down and
+# build the RoCE bond with one RDMA port per slave: bond0 over eth0/eth1
+# with fail_over_mac=active, rxe0 on eth0, rxe1 on eth1.
+#
+#  5 neighbour     fail-fast client, notify server on the wildcard
+#                  address: b's neighbour entry of a's address changes
+#                  its hardware address and back 0.2 s later
+#                  (NETEVENT_NEIGH_UPDATE, the CM's neighbour-update
+#                  signal).  The client's path is healthy: the CM judges
+#                  it (cm_ha_decision event=neigh-update action=none) and
+#                  sends no UNREACHABLE; the connection is kept (rxe
+#                  sends through the neighbour entry, so it stalls
+#                  meanwhile)
+#  6 release       align server on the wildcard address, notify client;
+#                  both guests release their active slave eth0
+#                  (ip link set eth0 nomaster).  Bonding unlinks eth0
+#                  before it raises the failover to eth1, and bond0 takes
+#                  eth1's hardware address: the align server is torn down
+#                  (ADDR_CHANGE, DISCONNECTED -ENETUNREACH), the notify
+#                  client gets ADDR_CHANGE status 0 as from the stock CM;
+#                  eth0 is enslaved again and the client reconnects on
+#                  rxe1
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
@@ -205,5 +228,92 @@ barrier "second$seq" 60
 	check "the fail-fast listener accepted it on sib1" \
 		'grep -q " connected id=2 .* dev=sib1 " "$PLOG"'
 stop
+
+# -- the RoCE bond: one RDMA port per slave, fail_over_mac=active ---------
+barrier "roce" 60
+ip link del bond0 || fail "cannot delete the IPoIB bond"
+rdma link del sib0 || fail "rdma link del sib0"
+rdma link del sib1 || fail "rdma link del sib1"
+HA_RDEV=rxe
+bond_setup fail_over_mac active
+rxe_add rxe0 eth0
+rxe_add rxe1 eth1
+wait_ping "$PEER_IP" 60
+barrier "roce-ready" 120
+log "bond0 over eth0/eth1, fail_over_mac $(cat /sys/class/net/bond0/bonding/fail_over_mac), rxe0/rxe1 on the slaves"
+
+# -- phase 5: a neighbour update under a healthy fail-fast connection -----
+start notify 0.0.0.0 fail-fast
+echo >$T/trace
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
+barrier "neigh$seq"
+T_ACT=$(now)
+if [ "$ROLE" = b ]; then
+	pmac=$(ip neigh show "$PEER_IP" dev bond0 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }')
+	[ -n "$pmac" ] || fail "no neighbour entry of $PEER_IP"
+	ip neigh replace "$PEER_IP" lladdr 02:00:5e:00:00:99 dev bond0 \
+		nud permanent || fail "neighbour update"
+	nap 0.2
+	ip neigh replace "$PEER_IP" lladdr "$pmac" dev bond0 nud reachable ||
+		fail "neighbour restore"
+fi
+sleep $OBSERVE_S
+T_END=$(now)
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+if [ "$ROLE" = b ]; then
+	check "the CM judged the neighbour update on id 1: path alive, action none" \
+		'decisions | grep "event=neigh-update" | grep -q "action=none"'
+	check "no neigh-update decision found the path dead" \
+		'! decisions | grep "event=neigh-update" | grep -q "path=[a-z|-]*dead"'
+	check "the CM delivered no UNREACHABLE (cm_event_done)" \
+		'! grep -q " cm_event_done: .* UNREACHABLE " $T/trace'
+fi
+# rxe sends through the IP stack, so its packets follow the neighbour
+# entry: the connection stalls while the entry is wrong and until RC
+# retransmits (seen: 2240 ms with the entry wrong for 1 s)
+kept=$KEPT_MAX_GAP_MS
+KEPT_MAX_GAP_MS=4000
+kept_checks "fail-fast, a neighbour update, healthy path"
+KEPT_MAX_GAP_MS=$kept
+check "fail-fast, neighbour update: no CM event at all" \
+	'[ "$(count " cm_event ")" = 0 ]'
+stop
+[ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 6: release of the active slave ---------------------------------
+start align 0.0.0.0 notify "--retry-count 6 --reply-timeout-ms 2000" \
+	"--wc-error-grace-ms $ACT_MAX_MS"
+mac0=$(cat /sys/class/net/bond0/address)
+echo >$T/trace
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
+barrier "release$seq"
+T_ACT=$(now)
+kmsg_mark "release$seq"
+ip link set eth0 nomaster || fail "cannot release eth0"
+wait_for 10 active_is eth1 || fail "bond0 did not fail over to eth1"
+sleep $OBSERVE_S
+T_END=$(now)
+klog_after "release$seq" | grep -E 'bond0|rxe' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "bond0 released eth0 and took eth1's hardware address" \
+	'[ "$(cat /sys/class/net/bond0/address)" != "$mac0" ]'
+if [ "$ROLE" = a ]; then
+	check "the CM judged id 1 misaligned and tore it down (cm_ha_decision)" \
+		'decisions | grep "event=bond-failover" | grep "state=connected" |
+			grep "path=[a-z|-]*misaligned" | grep -q "action=disconnect"'
+	teardown_checks $ENETUNREACH 0
+else
+	t=$(since "$(ev ADDR_CHANGE 0 1)")
+	data "what=addr_change_ms value=${t:-none} status=0"
+	check "notify: id 1 ADDR_CHANGE status 0 within $ACT_MAX_MS ms, as the stock CM (${t:-never})" \
+		'within "$t"'
+	check "notify: the CM tore nothing down (no -ENETDOWN/-ENETUNREACH)" \
+		'[ "$(count "status=-($ENETDOWN|$ENETUNREACH) ")" = 0 ]'
+fi
+ip link set eth0 master bond0 || fail "cannot enslave eth0 again"
+wait_carrier eth0 1 30
+stop
+reconnected_checks rxe1
 
 finish
