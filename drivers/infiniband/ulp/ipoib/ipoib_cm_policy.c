@@ -413,8 +413,8 @@ EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_accept_qp_type);
  * RFC 4755 defines the first 8 octets (UD QPN and receive MTU).  The
  * extension follows them, after a magic number, in octets that a peer
  * not knowing it leaves zero (the CM pads private data with zeros) and
- * ignores.  Values out of range are clamped so that a peer cannot make
- * the receive side watch with a bound of zero.
+ * ignores.  Keepalive parameters out of range are zeroed (no watching),
+ * so that a peer cannot make the receive side watch with a bound of zero.
  */
 void ipoib_cm_ext_parse(const struct ipoib_cm_data *data,
 			struct ipoib_cm_ext *ext)
