@@ -548,6 +548,8 @@ ka_foreign_peer() {
 		w0=$(cm_stat cm_ka_write_refused 0)
 		# the first packet waits for the connection (and, with the
 		# peer's refusal, for the next one): it must not be dropped
+		# (the broadcast group is joined first, or ARP may give up)
+		sleep 2
 		ping -c 1 -W 10 "$PEER_IB" >/dev/null ||
 			{ log "FAIL: the first ping to the foreign peer was lost"; res=1; }
 		wait_ping "$PEER_IB" 60
