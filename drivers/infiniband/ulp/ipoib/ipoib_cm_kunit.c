@@ -407,6 +407,73 @@ static void ka_retry_cnt(struct kunit *test)
 			c->retry_cnt);
 }
 
+struct fit_case {
+	unsigned int interval_ms;
+	unsigned int probes;
+	u8 timeout;
+	unsigned int fit_ms;	/* the interval after ipoib_cm_ka_fit() */
+};
+
+/* 4.096 us * 2^16 = 268.4 ms; 2^14 = 67.1 ms; 2^19 = 2.1 s; 2^20 = 4.3 s */
+static const struct fit_case fit_cases[] = {
+	{ 100, 2, 16, 537 },	/* 200 ms < 4 ACK timeouts: 1074 ms / 2 */
+	{ 100, 3, 16, 358 },
+	{ 100, 2, 14, 135 },	/* 268.4 ms / 2 */
+	{ 200, 2, 14, 200 },	/* 400 ms >= 268.4 ms: kept */
+	{ 1000, 3, 16, 1000 },
+	{ 5000, 3, 19, 5000 },	/* 8590 ms <= 15 s */
+	{ 5000, 3, 20, 5727 },	/* 17180 ms / 3 */
+	{ 100, 2, 0, 100 },	/* infinite ACK timeout: nothing to hold */
+	{ 0, 3, 16, 0 },	/* keepalives off stay off */
+	{ 100, 2, 31, IPOIB_CM_KA_INTERVAL_MAX_MS },
+	{ 100, 2, 32, 100 },	/* invalid timeout */
+};
+
+static void fit_desc(const struct fit_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u ms x %u timeout %u",
+		 c->interval_ms, c->probes, c->timeout);
+}
+
+KUNIT_ARRAY_PARAM(fit, fit_cases, fit_desc);
+
+/*
+ * The bound of an RC connection holds IPOIB_CM_KA_FIT_ACKS ACK timeouts:
+ * a busy connection silent that long (a packet lost, its retransmission
+ * lost...) is not dead, and the transport retries IPOIB_CM_KA_FIT_ACKS - 1
+ * times within the bound.
+ */
+static void ka_fit(struct kunit *test)
+{
+	const struct fit_case *c = test->param_value;
+	struct ipoib_cm_ka_cfg cfg = {
+		.interval = msecs_to_jiffies(c->interval_ms),
+		.probes = c->probes,
+	};
+	struct ipoib_cm_ka ka;
+	unsigned long t0 = 1000, ack;
+
+	ipoib_cm_ka_fit(&cfg, c->timeout);
+	KUNIT_EXPECT_EQ(test, cfg.interval, msecs_to_jiffies(c->fit_ms));
+	if (!c->fit_ms || c->timeout < 1 || c->timeout > 24)
+		return;
+
+	/* a busy connection while its transport retransmits: not dead */
+	ack = nsecs_to_jiffies(4096ULL << c->timeout);
+	ipoib_cm_ka_init(&ka, t0);
+	KUNIT_EXPECT_NE(test, ipoib_cm_ka_tick(&ka, &cfg, IPOIB_CM_KA_SENDER, true,
+					       t0 + IPOIB_CM_KA_FIT_ACKS * ack - 1),
+			IPOIB_CM_KA_DEAD);
+	KUNIT_EXPECT_NE(test, ipoib_cm_ka_tick(&ka, &cfg, IPOIB_CM_KA_WATCHER, false,
+					       t0 + IPOIB_CM_KA_FIT_ACKS * ack - 1),
+			IPOIB_CM_KA_DEAD);
+	KUNIT_EXPECT_GE(test,
+			ipoib_cm_ka_retry_cnt(c->timeout,
+					      jiffies_to_msecs(cfg.interval) *
+					      cfg.probes),
+			IPOIB_CM_KA_FIT_ACKS - 1);
+}
+
 /* The private data extension round-trips and defaults to all zero. */
 static void ext_roundtrip(struct kunit *test)
 {
@@ -618,13 +685,16 @@ static const struct accept_case accept_cases[] = {
 	/* UC: never under the rc policy */
 	{ P_RC, UC, EXT_KA, false },
 	{ P_RC, UC, EXT_NONE, false },
-	/* UC: only from a peer that probes the connection */
+	/*
+	 * UC: from a peer that probes, and from one that follows RFC 4755
+	 * alone (no extension) or does not probe: served without keepalives
+	 */
 	{ P_AUTO, UC, EXT_KA, true },
 	{ P_UC, UC, EXT_KA, true },
-	{ P_AUTO, UC, EXT_NONE, false },
-	{ P_UC, UC, EXT_NONE, false },
-	{ P_UC, UC, EXT_KA_OFF, false },
-	{ P_UC, UC, EXT_NOCAP, false },
+	{ P_AUTO, UC, EXT_NONE, true },
+	{ P_UC, UC, EXT_NONE, true },
+	{ P_UC, UC, EXT_KA_OFF, true },
+	{ P_UC, UC, EXT_NOCAP, true },
 	/* anything else */
 	{ P_UC, IB_QPT_UD, EXT_KA, false },
 	{ P_UC, IB_QPT_XRC_INI, EXT_KA, false },
@@ -665,6 +735,7 @@ static struct kunit_case ipoib_cm_ka_cases[] = {
 	KUNIT_CASE_PARAM(ka_teardown_races, ka_start_gen_params),
 	KUNIT_CASE_PARAM(ka_disabled, ka_start_gen_params),
 	KUNIT_CASE_PARAM(ka_retry_cnt, retry_gen_params),
+	KUNIT_CASE_PARAM(ka_fit, fit_gen_params),
 	{}
 };
 

@@ -241,6 +241,46 @@ u8 ipoib_cm_ka_retry_cnt(u8 timeout, unsigned int bound_ms)
 EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_retry_cnt);
 
 /**
+ * ipoib_cm_ka_fit() - make the keepalive bound of an RC connection hold
+ * @cfg: keepalive parameters of the connection (interval in jiffies)
+ * @timeout: the local ACK timeout of its QP (4.096 us * 2^@timeout; 0
+ *	     means infinite)
+ *
+ * A busy RC connection hears nothing from its peer while the transport
+ * waits an ACK timeout to retransmit a lost packet: a bound (interval x
+ * probes) shorter than that declares a healthy peer dead at the first
+ * packet lost, and one that holds only one retransmission at the first
+ * retransmission lost too (go-back-N resends a whole window).  The bound
+ * must hold %IPOIB_CM_KA_FIT_ACKS ACK timeouts, so that the transport
+ * retries at least %IPOIB_CM_KA_FIT_ACKS - 1 times within it
+ * (ipoib_cm_ka_retry_cnt()).  A shorter interval is raised to that (at
+ * most to %IPOIB_CM_KA_INTERVAL_MAX_MS); the interface's setting is what
+ * a connection gets when its path allows it.
+ *
+ * Return: true if @cfg->interval was raised.
+ */
+bool ipoib_cm_ka_fit(struct ipoib_cm_ka_cfg *cfg, u8 timeout)
+{
+	unsigned long interval;
+	u64 min_ms;
+
+	if (!cfg->interval || !cfg->probes || !timeout || timeout > 31)
+		return false;
+
+	min_ms = DIV_ROUND_UP_ULL(IPOIB_CM_KA_FIT_ACKS * (4096ULL << timeout),
+				  NSEC_PER_MSEC);
+	min_ms = DIV_ROUND_UP_ULL(min_ms, cfg->probes);
+	interval = msecs_to_jiffies(min_t(u64, min_ms,
+					  IPOIB_CM_KA_INTERVAL_MAX_MS));
+	if (cfg->interval >= interval)
+		return false;
+
+	cfg->interval = interval;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_fit);
+
+/**
  * ipoib_cm_hw_flags() - the connected-mode flags an interface advertises
  * @policy: the interface's QP type policy
  * @uc_capable: the device can create the QPs of UC connections
@@ -340,10 +380,13 @@ EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_uc_failed);
  * @ext: the private data extension of the REQ (all zero from peers that
  *	 do not know it)
  *
- * RC is always accepted, as before.  UC only when the policy allows it
- * and the active side speaks the keepalive protocol and probes the
- * connection, since a UC connection gives no other sign that the peer is
- * gone.
+ * RC is always accepted, as before; UC whenever the policy allows it.
+ * A peer that follows RFC 4755 alone (no extension) or does not probe is
+ * served too: the receive side of its connection is not watched, and is
+ * reaped by the stale-connection task when it falls silent, as on RC
+ * from such a peer.  (This host's own UC requests always carry
+ * keepalives: its send side needs an answering peer, see
+ * ipoib_cm_rep_handler().)
  *
  * Return: true to accept the connection
  */
@@ -355,9 +398,7 @@ bool ipoib_cm_accept_qp_type(enum ipoib_cm_qp_policy policy,
 	case IB_QPT_RC:
 		return true;
 	case IB_QPT_UC:
-		return policy != IPOIB_CM_POLICY_RC &&
-		       (ext->caps & IPOIB_CM_CAP_KEEPALIVE) &&
-		       ext->ka_interval_ms && ext->ka_probes >= 2;
+		return policy != IPOIB_CM_POLICY_RC;
 	default:
 		return false;
 	}
@@ -372,8 +413,8 @@ EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_accept_qp_type);
  * RFC 4755 defines the first 8 octets (UD QPN and receive MTU).  The
  * extension follows them, after a magic number, in octets that a peer
  * not knowing it leaves zero (the CM pads private data with zeros) and
- * ignores.  Values out of range are clamped so that a peer cannot make
- * the receive side watch with a bound of zero.
+ * ignores.  Keepalive parameters out of range are zeroed (no watching),
+ * so that a peer cannot make the receive side watch with a bound of zero.
  */
 void ipoib_cm_ext_parse(const struct ipoib_cm_data *data,
 			struct ipoib_cm_ext *ext)

@@ -525,3 +525,143 @@ ka_resumed() {
 	cm_stats end
 	expect cm_tx_${policy}_conns -eq 1
 }
+
+# ka_foreign_peer: RC keepalives towards a peer that follows RFC 4755
+# alone and grants no remote write on its receive QPs (illumos ibd; here
+# b with debugfs ipoib_cm_foreign_rx): a's RC connection to it, made
+# afresh (a's ib0 goes down and up), carries pings after each of three
+# idle periods of 3 keepalive intervals (1 s x 3) without being torn
+# down: no send-side connection failed or declared dead, not a ping lost.
+# a may learn that the peer refuses RDMA WRITEs once, before any data
+# went out on the connection, and then never probes it.  About 20 s.
+ka_foreign_peer() {
+	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx f0 d0 w0 p0 i
+	if [ "$ROLE" = b ]; then
+		[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
+		echo Y >$knob
+	fi
+	barrier foreign
+	if [ "$ROLE" = a ]; then
+		ip link set ib0 down
+		ip link set ib0 up
+		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
+		w0=$(cm_stat cm_ka_write_refused 0)
+		# the first packet waits for the connection (and, with the
+		# peer's refusal, for the next one): it must not be dropped
+		# (the broadcast group is joined first, or ARP may give up)
+		sleep 2
+		ping -c 1 -W 10 "$PEER_IB" >/dev/null ||
+			{ log "FAIL: the first ping to the foreign peer was lost"; res=1; }
+		wait_ping "$PEER_IB" 60
+		p0=$(cm_stat cm_ka_probes_sent)
+		for i in 1 2 3; do
+			sleep 3
+			pings 10 "$PEER_IB" ||
+				{ log "FAIL: ping after idle period $i to the foreign peer"; res=1; }
+		done
+		cm_stats foreign
+		log "foreign peer: $(($(cm_stat cm_ka_probes_sent) - p0)) probes" \
+		    "in 3 idle periods, $(($(cm_stat cm_ka_write_refused 0) - w0))" \
+		    "RDMA WRITE refusals"
+		expect cm_tx_failed -eq "$f0"
+		expect cm_ka_tx_dead -eq "$d0"
+		expect cm_tx_rc_conns -eq 1
+	fi
+	barrier foreign-done
+	[ "$ROLE" = b ] && echo N >$knob
+	return 0
+}
+
+# ka_stale_idle: the stale-connection task (its 256 s unit shortened to
+# 3 s through debugfs ipoib_cm_rx_stale_s: a receive-side connection
+# silent for 6 s is reaped, checked every 9 s) and keepalives agree:
+#  1. keepalives on (1 s x 3): connections idle for 16 s, probed, are not
+#     stale: none is reaped, none declared dead, none failed;
+#  2. keepalives off on a: b reaps a's idle connection to it and sends a
+#     DREQ; a tears its end down at once, so the next pings go out on a
+#     new connection: none lost, no send failed.
+# Both ends start afresh (ib0 down and up) so that the shortened timers
+# apply.  About 45 s.
+ka_stale_idle() {
+	local knob=/sys/kernel/debug/ipoib_cm_rx_stale_s d0 r0 f0 s0
+	[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
+	barrier stale
+	echo 3 >$knob
+	ip link set ib0 down
+	ip link set ib0 up
+	barrier stale-up
+	wait_ping "$PEER_IB" 60
+	# a's connection to b first, then b's to a
+	[ "$ROLE" = a ] && { pings 5 "$PEER_IB" || { log "FAIL: ping"; res=1; }; }
+	barrier stale-a
+	[ "$ROLE" = b ] && { pings 5 "$PEER_IB" || { log "FAIL: ping"; res=1; }; }
+	barrier stale-b
+	d0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
+	f0=$(cm_stat cm_tx_failed)
+	sleep 16
+	cm_stats stale-idle
+	expect cm_ka_tx_dead -eq "$d0"
+	expect cm_ka_rx_dead -eq "$r0"
+	expect cm_tx_failed -eq "$f0"
+	expect cm_tx_rc_conns -eq 1
+	expect cm_rx_rc_conns -eq 1
+	barrier stale-probed
+	if [ "$ROLE" = a ]; then
+		echo 0 >/sys/class/net/ib0/cm_keepalive_interval_ms
+		ip link set ib0 down
+		ip link set ib0 up
+		wait_ping "$PEER_IB" 60
+		pings 5 "$PEER_IB" || { log "FAIL: ping"; res=1; }
+		f0=$(cm_stat cm_tx_failed)
+		sleep 18
+		s0=$(dmesg | grep -c 'DREQ received')
+		log "idle 18 s without keepalives: $s0 DREQ received so far"
+		pings 10 "$PEER_IB" ||
+			{ log "FAIL: ping after b reaped the idle connection"; res=1; }
+		cm_stats stale-reaped
+		expect cm_tx_failed -eq "$f0"
+		echo 1000 >/sys/class/net/ib0/cm_keepalive_interval_ms
+	fi
+	barrier stale-done
+	echo 256 >$knob
+	return 0
+}
+
+# ka_bound_loss: a keepalive bound shorter than the RC transport's ACK
+# timeout (100 ms x 2 on both ends; the soft device's ACK timeout is
+# 268 ms) must not make a healthy busy peer dead: with 0.5% loss on the
+# wire each way, a verified 8 MiB transfer and pings on fresh
+# connections (ib0 down and up) tear no connection down: no peer
+# declared dead on either side, no send failed.  About 30 s.  Not yet in
+# a scenario: on a host at load 30 it still saw 1 send side and 2
+# receive sides declared dead with the interval raised to 537 ms x 2
+# (retry_exceeded_err=1 on the soft device): to be settled first.
+ka_bound_loss() {
+	local d0 r0 f0
+	echo 100 >/sys/class/net/ib0/cm_keepalive_interval_ms
+	echo 2 >/sys/class/net/ib0/cm_keepalive_probes
+	ip link set ib0 down
+	ip link set ib0 up
+	barrier loss-up
+	wait_ping "$PEER_IB" 60
+	[ "$ROLE" = a ] && pings 5 "$PEER_IB"
+	barrier loss-connected
+	d0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
+	f0=$(cm_stat cm_tx_failed)
+	tc qdisc add dev eth0 root netem loss 0.5% ||
+		{ log "FAIL: no netem"; res=1; }
+	barrier loss-on
+	transfer loss 8
+	[ "$ROLE" = a ] && pings 20 "$PEER_IB"
+	barrier loss-done
+	tc qdisc del dev eth0 root
+	cm_stats loss
+	wire_stats loss
+	expect cm_ka_tx_dead -eq "$d0"
+	expect cm_ka_rx_dead -eq "$r0"
+	expect cm_tx_failed -eq "$f0"
+	echo 1000 >/sys/class/net/ib0/cm_keepalive_interval_ms
+	echo 3 >/sys/class/net/ib0/cm_keepalive_probes
+	barrier loss-end
+	return 0
+}
