@@ -522,6 +522,25 @@ static void pp_client_setup_failed(struct pp_app *app, struct pp_conn *c,
 		pp_finish(app, PP_EXIT_SETUP);
 }
 
+/*
+ * rdma_resolve_route() or rdma_connect() failed with errno EINVAL: an HA
+ * mode failed the route after the address was resolved (the ID left
+ * ADDR_RESOLVED / ROUTE_RESOLVED for DISCONNECT, its UNREACHABLE is
+ * queued).  With --reconnect that is one failed attempt, even the first
+ * (a client restarted in the middle of a failover); otherwise, and for
+ * any other errno, a setup failure.
+ */
+static void pp_client_route_failed(struct pp_app *app, struct pp_conn *c,
+				   const char *op)
+{
+	if (errno == EINVAL && app->o.reconnect) {
+		pp_fail(app, op);
+		pp_kill(c, "setup_failed", false);
+		return;
+	}
+	pp_client_setup_failed(app, c, op);
+}
+
 static void pp_client_attempt(struct pp_app *app)
 {
 	struct pp_conn *c;
@@ -649,7 +668,7 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 	switch (type) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (rdma_resolve_route(id, PP_RESOLVE_TIMEOUT_MS))
-			pp_client_setup_failed(app, c, "rdma_resolve_route");
+			pp_client_route_failed(app, c, "rdma_resolve_route");
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		if (pp_conn_setup_verbs(app, c)) {
@@ -664,18 +683,8 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 			usleep(app->o.connect_delay_ms * 1000);
 			pp_log(app, "connect_after_delay id=%u", c->num);
 		}
-		if (!rdma_connect(id, &param))
-			break;
-		if (errno == EINVAL && app->o.reconnect) {
-			/*
-			 * An HA mode failed the route before we connected
-			 * (its UNREACHABLE is queued): try again.
-			 */
-			pp_fail(app, "rdma_connect");
-			pp_kill(c, "setup_failed", false);
-			break;
-		}
-		pp_client_setup_failed(app, c, "rdma_connect");
+		if (rdma_connect(id, &param))
+			pp_client_route_failed(app, c, "rdma_connect");
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pp_conn_established(app, c);

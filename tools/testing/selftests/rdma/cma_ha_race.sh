@@ -20,12 +20,21 @@
 #     file while HA work for them may be queued, and bound listeners in
 #     align and migrate mode are destroyed while they are being extended
 #     to the other port.
+# Then both guests sweep the failover with fault injection (fail_nth): the
+# task that switches the active slave runs bonding's failover and every
+# NETDEV_BONDING_FAILOVER notifier, the CM's HA decisions, notify and the
+# relisten of bound listeners included; each of its slab allocations is
+# failed once in turn, until a switch each way allocates no more.  A
+# switch may be refused only with ENOMEM.
 # Asserted afterwards, with both guests back on ib0:
 #   - every program still runs, and SETTLE_S later every client is
 #     connected and busy (a fresh connection through the CM works in every
 #     mode: no ID, listener or port state was left stuck);
 #   - align and migrate connections were torn down by the CM (status
-#     -ENETUNREACH) at least once, so the churn did exercise the HA paths.
+#     -ENETUNREACH) at least FLAPS/20 times on each side, so the churn
+#     did exercise the HA paths; notify and fail-fast ones never were
+#     (both links up: no old path is dead), and notify got at least
+#     FLAPS/4 ADDR_CHANGE events.
 . "$(dirname "$0")/lib.sh"
 
 PP=rdma_ha_pingpong
@@ -37,7 +46,7 @@ MODES="notify align fail-fast migrate"
 # pause between pings, as in cma_ha_lib.sh
 PP_INTERVAL_US=${RDMA_HA_PP_INTERVAL_US:-10000}
 
-need_cmd rdma mono_watch $PP
+need_cmd rdma mono_watch fail_nth $PP
 
 ib_bond_setup
 wait_ping "$PEER_IP" 60
@@ -126,6 +135,19 @@ check "every switch of the active slave was taken ($refused of $FLAPS refused)" 
 	'[ "$refused" = 0 ]'
 echo "RDMA-HA-DATA: role=$ROLE what=churn flaps=$FLAPS killed=$killed refused=$refused seconds=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')"
 
+# -- every allocation of a failover failed in turn ---------------------------
+# GFP_KERNEL allocations fail too; no stack dump per injected failure
+echo N >/sys/kernel/debug/failslab/ignore-gfp-wait &&
+	echo 0 >/sys/kernel/debug/failslab/verbose ||
+	fail "failslab: debugfs knobs missing (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+barrier sweep 120
+kmsg_mark fail-nth
+fail_nth --pause-ms "$FLAP_MS" --allow ENOMEM \
+	/sys/class/net/bond0/bonding/active_slave ib1 ib0 >/tmp/fail-nth.log 2>&1
+rc=$?
+sed "s/^/RDMA-HA-DATA: role=$ROLE what=fail-nth /" /tmp/fail-nth.log | tail -n 5
+check "fail-nth sweep over the failover (exit $rc)" '[ "$rc" = 0 ]'
+
 # -- settle on ib0 and check that everything works again -----------------
 bond_activate ib0
 barrier settled 180
@@ -153,10 +175,27 @@ for m in $MODES; do
 	echo "RDMA-HA-DATA: role=$ROLE what=teardowns mode=$m enetunreach=$(grep -c 'status=-101 ' "/tmp/race-$m.log") enetdown=$(grep -c 'status=-100 ' "/tmp/race-$m.log") wc_errors=$(grep -c ' wc_error ' "/tmp/race-$m.log")"
 done
 [ "$ROLE" = a ] || barrier stopped 240
+# Bounds a plausible bug breaks.  One run (patched debug kernel, smp=2,
+# 200 flaps) saw the CM tear down 36 and 116 align connections (a, b),
+# 39 and 87 migrate ones, and 121 and 128 ADDR_CHANGE events in notify.
+# Both links stay up, so no old path is ever dead: notify and fail-fast
+# connections are never torn down by the CM; notify is told of the
+# failovers that change the bond's address (every other one at least).
+min_teardowns=$((FLAPS / 20))
+min_addr_change=$((FLAPS / 4))
 for m in align migrate; do
-	check "$m: the CM tore connections down during the churn" \
-		'grep -q "status=-101 " /tmp/race-$m.log'
+	n=$(grep -c 'status=-101 ' /tmp/race-$m.log)
+	check "$m: the CM tore connections down during the churn ($n, want >= $min_teardowns)" \
+		'[ "$n" -ge "$min_teardowns" ]'
 done
+for m in notify fail-fast; do
+	n=$(grep -c 'status=-10[01] ' /tmp/race-$m.log)
+	check "$m: no connection torn down by the CM with both links up ($n)" \
+		'[ "$n" = 0 ]'
+done
+n=$(grep -c 'cm_event name=RDMA_CM_EVENT_ADDR_CHANGE ' /tmp/race-notify.log)
+check "notify: told of the failovers ($n ADDR_CHANGE, want >= $min_addr_change)" \
+	'[ "$n" -ge "$min_addr_change" ]'
 barrier done 120
 [ $failed = 0 ] || fail "assertions failed"
 log "all assertions hold"

@@ -3,6 +3,7 @@
  * ucma_ha_setopt - bad input for RDMA_OPTION_ID_HA_MODE through librdmacm
  *
  *   ucma_ha_setopt [--addr IPV4] [--iterations N] [--seed S] [--require]
+ *                  [--fail-nth]
  *
  * Every call goes through librdmacm's unmodified rdma_set_option(), which
  * hands level, optname, optval and optlen (truncated to __u32) to ucma.
@@ -21,6 +22,15 @@
  * what a model of ucma_set_option() allows.  The kernel must not splat;
  * the runner checks the console.
  *
+ * Part 3 (--fail-nth), a fault-injection sweep: three sequences (an RC
+ * fail-fast listener; an RC ID resolved in align and switched to
+ * migrate; a UD ID in ignore) run again and again with the Nth slab
+ * allocation of the thread failed (/proc/thread-self/fail-nth), N = 1,
+ * 2, ... until the sequence makes fewer than N allocations.  Every
+ * result must be success or an errno an allocation failure explains,
+ * and each sequence must work again afterwards.  --fail-nth on a kernel
+ * without fault injection fails.
+ *
  * --addr is an IPv4 address of an rxe device (default 198.18.0.1).
  * --require: fail instead of skip when the kernel lacks the option or
  * no RDMA device is bound to the address.
@@ -30,6 +40,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -129,6 +140,8 @@ static const char *ename(int e)
 	case ENODEV:	 return "ENODEV";
 	case ENOENT:	 return "ENOENT";
 	case ENODATA:	 return "ENODATA";
+	case ENOBUFS:	 return "ENOBUFS";
+	case EPERM:	 return "EPERM";
 	}
 	snprintf(s, sizeof(s), "errno %d", e);
 	return s;
@@ -790,6 +803,210 @@ static int fuzz(unsigned long iterations)
 	return 0;
 }
 
+/* ---- part 3: every kernel allocation failed in turn ---- */
+
+/*
+ * The kernel fails the Nth slab allocation of this thread after N is
+ * written to /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION; the
+ * scenario turns failslab's ignore-gfp-wait off, so that GFP_KERNEL
+ * allocations fail too).  Reading it back gives 0 once the failure was
+ * injected, what is left of N otherwise.  Each sequence below runs with
+ * N = 1, 2, ... until it makes fewer than N allocations: every
+ * allocation the kernel makes on its way (ucma, the CM, the HA mode,
+ * address and route resolution) is failed once.  Each run must end in
+ * success or in a call failing with an errno an allocation failure
+ * explains; afterwards the sequence must work again.  The runner checks
+ * the console for splats and the scenario kmemleak for leaks.
+ */
+static int fail_nth_fd = -1;
+
+static bool fail_nth_set(unsigned long n)
+{
+	char s[24];
+	int l = snprintf(s, sizeof(s), "%lu", n);
+
+	return pwrite(fail_nth_fd, s, l, 0) == l;
+}
+
+static long fail_nth_get(void)
+{
+	char s[24];
+	ssize_t l = pread(fail_nth_fd, s, sizeof(s) - 1, 0);
+
+	if (l <= 0)
+		return -1;
+	s[l] = '\0';
+	return strtol(s, NULL, 10);
+}
+
+static const char *const seq_name[] = {
+	"RC create, fail-fast, bind, listen",
+	"RC create, align, resolve addr, resolve route, migrate",
+	"UD create, ignore, bind",
+};
+
+struct seq_result {
+	int step;	/* the step that failed, -1 if none */
+	int err;	/* its errno */
+	long left;	/* fail-nth after the sequence: 0 = injected */
+};
+
+/*
+ * run_seq: sequence @seq (see seq_name) on a fresh ID, with the
+ * fail-nth already set; the result in @r.  The ID is destroyed with no
+ * failure armed.
+ */
+static void run_seq(int seq, struct seq_result *r)
+{
+	struct sockaddr_in a = addr;
+	struct rdma_cm_id *id = NULL;
+	unsigned char m;
+	int step = 0;
+
+	r->step = -1;
+	r->err = 0;
+	if (rdma_create_id(NULL, &id, NULL,
+			   seq == 2 ? RDMA_PS_UDP : RDMA_PS_TCP)) {
+		id = NULL;
+		goto fail;
+	}
+	step++;
+	m = seq == 0 ? HA_MODE_FAIL_FAST : seq == 1 ? HA_MODE_ALIGN :
+	    HA_MODE_IGNORE;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_HA_MODE, &m, 1))
+		goto fail;
+	step++;
+	if (seq != 1) {
+		a.sin_port = 0;
+		if (rdma_bind_addr(id, (struct sockaddr *)&a))
+			goto fail;
+		step++;
+		if (seq == 0 && rdma_listen(id, 4))
+			goto fail;
+	} else {
+		a.sin_port = htons(7471);
+		if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&a, 2000))
+			goto fail;
+		step++;
+		if (rdma_resolve_route(id, 2000))
+			goto fail;
+		step++;
+		m = HA_MODE_MIGRATE;
+		if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_HA_MODE,
+				    &m, 1))
+			goto fail;
+	}
+	goto out;
+fail:
+	r->step = step;
+	r->err = errno ? errno : EIO;
+out:
+	r->left = fail_nth_get();
+	fail_nth_set(0);
+	if (id)
+		rdma_destroy_id(id);
+}
+
+/*
+ * What a failed allocation may surface as in step @step of sequence
+ * @seq, and nothing else.  EPERM: when the query librdmacm makes after
+ * ADDR_RESOLVED or ROUTE_RESOLVED fails (the kernel's RDMA_USER_CM_CMD_
+ * QUERY with its path allocation failed), librdmacm 44 stores that
+ * query's return value, -1, as the event's status (ucma_process_route_
+ * resolved(): evt->event.status = ucma_query_path(...)), and
+ * ucma_complete() turns status -1 into errno 1.  So a resolve that
+ * failed on ENOMEM is reported as EPERM; seen at allocation 29 of
+ * sequence 1.  Nothing in the kernel returns EPERM there.
+ */
+static bool fail_errno_ok(int seq, int step, int e)
+{
+	if (e == EPERM && seq == 1 && (step == 2 || step == 3))
+		return true;
+	switch (e) {
+	case ENOMEM:
+	case ENOBUFS:		/* a route (dst) not allocated */
+	case ENODEV:		/* no device bound to the address */
+	case EADDRNOTAVAIL:	/* no route to the address */
+	case ENETUNREACH:
+	case EHOSTUNREACH:
+	case ETIMEDOUT:		/* a resolution that could not go on */
+		return true;
+	}
+	return false;
+}
+
+/* fail_nth_sweep: 0, or 1 when the kernel has no fail-nth. */
+static int fail_nth_sweep(void)
+{
+	static const unsigned long max_n = 3000;
+	struct seq_result r;
+	unsigned long n;
+	int seq;
+
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (fail_nth_fd < 0)
+		return 1;
+	for (seq = 0; seq < (int)ARRAY_SIZE(seq_name); seq++) {
+		unsigned long failed = 0, bad = 0, enomem = 0;
+		int bad_step = 0, bad_err = 0;
+		unsigned long bad_n = 0;
+		bool done = false;
+
+		for (n = 1; n <= max_n && !done; n++) {
+			if (!fail_nth_set(n)) {
+				ok(false, "%s: cannot arm fail-nth %lu: %s",
+				   seq_name[seq], n, strerror(errno));
+				goto out;
+			}
+			run_seq(seq, &r);
+			if (r.left < 0) {
+				ok(false, "%s: cannot read fail-nth back",
+				   seq_name[seq]);
+				goto out;
+			}
+			if (r.left > 0) {
+				/* fewer than n allocations: nothing failed */
+				done = true;
+				if (r.step >= 0 && !bad++) {
+					bad_n = n;
+					bad_step = r.step;
+					bad_err = r.err;
+				}
+				continue;
+			}
+			if (r.step < 0)
+				continue;	/* the failure was absorbed */
+			failed++;
+			if (r.err == ENOMEM)
+				enomem++;
+			if (!fail_errno_ok(seq, r.step, r.err) && !bad++) {
+				bad_n = n;
+				bad_step = r.step;
+				bad_err = r.err;
+			}
+			if (verbose)
+				printf("# %s: allocation %lu failed step %d: %s\n",
+				       seq_name[seq], n, r.step, ename(r.err));
+		}
+		printf("# %s: %lu allocations failed in turn, %lu calls failed (%lu ENOMEM)\n",
+		       seq_name[seq], n - 2, failed, enomem);
+		if (bad)
+			ok(false, "fail-nth sweep, %s: allocation %lu, step %d: %s, which no allocation failure explains",
+			   seq_name[seq], bad_n, bad_step, ename(bad_err));
+		else
+			ok(done, "fail-nth sweep, %s: %s", seq_name[seq],
+			   done ? "every allocation failed once" :
+				  "still allocating at the last N");
+		/* and the sequence works again */
+		run_seq(seq, &r);
+		ok(r.step < 0, "%s again, no failure armed: %s", seq_name[seq],
+		   r.step < 0 ? "works" : ename(r.err));
+	}
+out:
+	close(fail_nth_fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -798,17 +1015,18 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "require", no_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "fail-nth", no_argument, NULL, 'f' },
 		{ }
 	};
 	unsigned long iterations = 100000;
 	uint64_t seed = 20261129;
 	const char *a = "198.18.0.1";
-	bool require = false;
+	bool require = false, sweep = false;
 	unsigned char m = HA_MODE_NOTIFY;
 	struct tid t;
 	int c, k, err;
 
-	while ((c = getopt_long(argc, argv, "a:n:s:rv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:n:s:rvf", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			a = optarg;
@@ -825,9 +1043,12 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'f':
+			sweep = true;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [--addr IPV4] [--iterations N]\n"
-				"\t[--seed S] [--require] [--verbose]\n", argv[0]);
+				"\t[--seed S] [--require] [--verbose] [--fail-nth]\n", argv[0]);
 			return KSFT_FAIL;
 		}
 	}
@@ -866,6 +1087,9 @@ int main(int argc, char **argv)
 	table();
 	connected_pair();
 	fuzz(iterations);
+	if (sweep && fail_nth_sweep())
+		ok(false, "fail-nth sweep: /proc/thread-self/fail-nth: %s",
+		   strerror(errno));
 	for (k = 0; k < nconn; k++)
 		drop_id(&conn[k]);
 	if (conn_listen)

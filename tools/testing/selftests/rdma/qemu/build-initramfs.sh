@@ -132,6 +132,7 @@ else
 	die "no $TOOLS_DIR, so none of the project's programs (rdma_ha_pingpong...): make tools, or TOOLS_DIR="
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
+gcc -static -O2 -Wall -o "$stage/usr/bin/fail_nth" "$sel/fail_nth.c"
 # Selftest programs on librdmacm: dynamic, their libraries staged below.
 gcc -O2 -Wall -o "$stage.ucma_ha_setopt" "$sel/ucma_ha_setopt.c" -lrdmacm
 stage_file "$stage.ucma_ha_setopt" /usr/bin/ucma_ha_setopt
