@@ -35,28 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fail_nth.h"
+
 #define MAX_ALLOW	16
-
-static int fail_fd = -1;
-
-static bool arm(unsigned long n)
-{
-	char s[24];
-	int l = snprintf(s, sizeof(s), "%lu", n);
-
-	return pwrite(fail_fd, s, l, 0) == l;
-}
-
-static long armed(void)
-{
-	char s[24];
-	ssize_t l = pread(fail_fd, s, sizeof(s) - 1, 0);
-
-	if (l <= 0)
-		return -1;
-	s[l] = '\0';
-	return strtol(s, NULL, 10);
-}
 
 static int errno_of(const char *name)
 {
@@ -85,15 +66,15 @@ static int write_once(const char *file, const char *val, unsigned long n,
 	int fd, err = 0;
 	long left;
 
-	if (!arm(n))
+	if (!fail_nth_set(n))
 		return -1;
 	fd = open(file, O_WRONLY);
 	if (fd < 0)
 		err = errno;
 	else if (write(fd, val, len) != (ssize_t)len)
 		err = errno ? errno : EIO;
-	left = armed();
-	arm(0);
+	left = fail_nth_get();
+	fail_nth_set(0);
 	if (fd >= 0)
 		close(fd);
 	*injected = left == 0;
@@ -145,8 +126,7 @@ int main(int argc, char **argv)
 		goto usage;
 	nval = argc - optind - 1;
 	clean = calloc(nval, sizeof(*clean));
-	fail_fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (fail_fd < 0 || !clean) {
+	if (fail_nth_open() < 0 || !clean) {
 		printf("not ok 1 - fail_nth: /proc/thread-self/fail-nth: %s\n",
 		       strerror(errno));
 		return 1;

@@ -58,6 +58,8 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "fail_nth.h"
+
 /* Debian's rdma-core 44 headers predate the option. */
 #ifndef RDMA_OPTION_ID_HA_MODE
 #define RDMA_OPTION_ID_HA_MODE	4
@@ -818,27 +820,6 @@ static int fuzz(unsigned long iterations)
  * explains; afterwards the sequence must work again.  The runner checks
  * the console for splats and the scenario kmemleak for leaks.
  */
-static int fail_nth_fd = -1;
-
-static bool fail_nth_set(unsigned long n)
-{
-	char s[24];
-	int l = snprintf(s, sizeof(s), "%lu", n);
-
-	return pwrite(fail_nth_fd, s, l, 0) == l;
-}
-
-static long fail_nth_get(void)
-{
-	char s[24];
-	ssize_t l = pread(fail_nth_fd, s, sizeof(s) - 1, 0);
-
-	if (l <= 0)
-		return -1;
-	s[l] = '\0';
-	return strtol(s, NULL, 10);
-}
-
 static const char *const seq_name[] = {
 	"RC create, fail-fast, bind, listen",
 	"RC create, align, resolve addr, resolve route, migrate",
@@ -943,8 +924,7 @@ static int fail_nth_sweep(void)
 	unsigned long n;
 	int seq;
 
-	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (fail_nth_fd < 0)
+	if (fail_nth_open() < 0)
 		return 1;
 	for (seq = 0; seq < (int)ARRAY_SIZE(seq_name); seq++) {
 		unsigned long failed = 0, bad = 0, enomem = 0;
