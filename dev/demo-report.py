@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""demo-report.py HA_DIR IPOIB_DIR OUT_SVG
+"""demo-report.py DEMO_DIR OUT_SVG
 
-Reads the consoles of the two demo runs (tools/testing/selftests/rdma/
-demo_ha.sh and demo_ipoib_ka.sh; their RDMA-HA-DEMO and RDMA-HA-DATA
-lines), prints the tables of `make demo` and writes an SVG timeline of
-the client's connection in every phase of demo_ha.  Exits 1 when a run
-left no result to show.
+Reads the consoles of the demo runs in DEMO_DIR (tools/testing/selftests/
+rdma/demo_ha.sh in ha-stock/ and ha/, demo_ipoib_ka.sh in ipoib-stock/ and
+ipoib/; their RDMA-HA-DEMO and RDMA-HA-DATA lines), prints the tables of
+`make demo` and writes an SVG timeline of the client's connection in every
+phase of demo_ha.  Exits 1 when a run left no result to show.
 """
 import html
 import re
@@ -16,8 +16,9 @@ DEMO_RE = re.compile(r'RDMA-HA-DEMO: (.*)$')
 LOG_RE = re.compile(r'RDMA-HA-DATA: phase=(\d+) role=([ab]) log: ([0-9.]+) (\S+) (.*)$')
 
 ABOUT = {
-    'notify': 'the stock behaviour (make check proves it identical, '
-              'failover_baseline on the stock and the patched kernel)',
+    'stock': "Debian's kernel, its own rdma_cm: what the series starts from",
+    'notify': 'the default, for IDs that ask for nothing: what stock does '
+              '(make check compares them: failover_baseline, cma_ha_ib)',
     'align': 'follow the IP stack: tear down what left its port, the '
              'peer told (DREQ), reconnect on the new port',
     'fail-fast': 'tear down only what is really dead: keep a healthy '
@@ -79,6 +80,16 @@ def outcome(d):
     }.get(kind, kind)
 
 
+def read_ha(path):
+    """The demo lines of both sides of a demo_ha run, the client's with
+    the program log of its phase (start() numbers them from 1)."""
+    demos_b, logs_b = read(path + '/b.console')
+    demos_a, _ = read(path + '/a.console')
+    for n, d in enumerate(demos_b, 1):
+        d['_log'] = logs_b.get(n, [])
+    return demos_a + demos_b
+
+
 def table(rows, head):
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
     line = lambda r: '  '.join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
@@ -110,7 +121,7 @@ def ha_table(demos):
     return phases, rows
 
 
-def svg(phases, logs, path):
+def svg(phases, path):
     # one row per phase: the client's connection from -1 s to +10 s around
     # its act: green while pings flow, red while stalled, marks for events
     t_min, t_max = -1.0, 10.0
@@ -133,8 +144,7 @@ def svg(phases, logs, path):
         y = 50 + i * row_h
         out.append('<text x="10" y="%d">%s, %s</text>' % (y + 14, key[0], key[1]))
         t_act = float(b.get('t_act', 0) or 0)
-        seq = int(b.get('_seq', 0))
-        lines = logs.get(seq, [])
+        lines = b.get('_log', [])
         out.append('<rect x="%.1f" y="%d" width="%.1f" height="12" fill="#7c7"/>'
                    % (x(t_min), y + 4, x(t_max) - x(t_min)))
         stall = None
@@ -165,17 +175,14 @@ def svg(phases, logs, path):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    ha_dir, ipoib_dir, svg_path = sys.argv[1:]
-    demos, logs_b = read(ha_dir + '/b.console')
-    demos_a, _ = read(ha_dir + '/a.console')
-    # number the client's phases in order (start() counts them from 1)
-    for n, d in enumerate(demos, 1):
-        d['_seq'] = n
-    phases, rows = ha_table(demos_a + demos)
+    d, svg_path = sys.argv[1:]
     ok = True
+    stock_ha = read_ha(d + '/ha-stock')
+    patched_ha = read_ha(d + '/ha')
+    phases, rows = ha_table(stock_ha + patched_ha)
     print('RDMA CM HA modes on an IPoIB bond over soft InfiniBand (bond0 = ib0 + ib1,')
     print('active-backup, miimon 100); server (a) and client (b) in the same mode.')
     print('Events per side (L: the listener; status in brackets when not 0).')
@@ -186,35 +193,45 @@ def main():
         print()
         for m in dict.fromkeys(r[0] for r in rows):
             print('  %-9s %s' % (m, ABOUT.get(m, '')))
-        svg(phases, logs_b, svg_path)
+        svg(phases, svg_path)
         print()
         print('timeline: %s' % svg_path)
-    else:
-        print('(no result: see %s/{a,b}.console)' % ha_dir)
+    if not stock_ha or not patched_ha:
+        print('(no result from %s: see its {a,b}.console)'
+              % ' or '.join(p for p, r in (('ha-stock', stock_ha), ('ha', patched_ha))
+                           if not r))
         ok = False
     print()
-    kd, _ = read(ipoib_dir + '/a.console')
-    kd = [d for d in kd if d.get('part') == 'ipoib']
+    kd = []
+    for sub in ('ipoib-stock', 'ipoib'):
+        k, _ = read(d + '/' + sub + '/a.console')
+        k = [x for x in k if x.get('part') == 'ipoib']
+        if not k:
+            print('(no result from %s: see its {a,b}.console)' % sub)
+            ok = False
+        kd += k
     print('IPoIB connected mode: a peer\'s link cut (idle connections, RC); seconds from')
     print('the connection\'s last sign of life to its teardown, within %s s:'
           % (kd[0].get('window_s', '?') if kd else '?'))
     print()
     if kd:
         krows = []
-        for d in kd:
-            what = 'keepalive off (as stock)' if d['keepalive'] == 'off' else \
-                'keepalive %s ms x 3' % d.get('interval_ms', '?')
-            krows.append([what, d['tx_dead_s'], d['rx_dead_s'],
-                          d['tx_conns_after'], d['rx_conns_after']])
+        for x in kd:
+            what = {
+                'stock': 'stock (%s)' % x.get('kernel', "Debian's"),
+                'off': 'patched, keepalive off',
+            }.get(x['keepalive'], 'patched, keepalive %s ms x 3'
+                  % x.get('interval_ms', '?'))
+            krows.append([what, x['tx_dead_s'], x['rx_dead_s'],
+                          '%s -> %s' % (x.get('rc_qps_before', '?'),
+                                        x.get('rc_qps_after', '?'))])
         table(krows, ['driver', 'send side torn down', 'receive side torn down',
-                      'send conns left', 'receive conns left'])
+                      'RC QPs before -> after'])
         print()
         print('  "none": the dead peer\'s connection is still there.  The stock driver')
         print('  reaps a silent receive connection after 512 to 1536 s and never tears')
-        print('  down an idle send connection.')
-    else:
-        print('(no result: see %s/{a,b}.console)' % ipoib_dir)
-        ok = False
+        print('  down an idle send connection; its times come from watching its RC QPs')
+        print('  (rdma res) every half second, the patched driver\'s from its trace points.')
     return 0 if ok else 1
 
 

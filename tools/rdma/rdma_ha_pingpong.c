@@ -1186,7 +1186,8 @@ static const char pp_usage_text[] =
 	"      --stall-ms MS      outstanding ping this old is a stall (default 200)\n"
 	"      --reconnect        client: reconnect after the connection is lost\n"
 	"      --ha-mode MODE     notify|ignore|align|fail-fast|migrate or a number;\n"
-	"                         set with rdma_set_option() on each id\n"
+	"                         set with rdma_set_option() on each id;\n"
+	"                         default: set nothing (the kernel's default)\n"
 	"      --count N          server: exit after N connections were handled\n"
 	"      --retry-count N    client: RC retry count, 0-7 (default 7; rxe\n"
 	"                         retries forever on 7, like \"infinite\")\n"
@@ -1227,6 +1228,9 @@ static int pp_parse_ha_mode(const char *s)
 {
 	unsigned int v, i;
 
+	/* "default": set nothing, as a program that knows no HA mode */
+	if (!strcmp(s, "default"))
+		return -1;
 	for (i = 0; i < ARRAY_SIZE(pp_ha_names); i++)
 		if (!strcmp(s, pp_ha_names[i]))
 			return i;
@@ -1299,7 +1303,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 			break;
 		case OPT_HA_MODE:
 			o->ha_mode = pp_parse_ha_mode(optarg);
-			bad |= o->ha_mode < 0;
+			bad |= o->ha_mode < 0 && strcmp(optarg, "default");
 			break;
 		case OPT_COUNT:
 			bad |= pp_parse_uint(optarg, INT_MAX, &o->count);

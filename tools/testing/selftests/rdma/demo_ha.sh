@@ -21,18 +21,25 @@
 #                 reconnected_ms=T gap_ms=G
 # and its program log of the window as RDMA-HA-DATA lines; dev/demo.sh
 # turns them into the table and the timeline.  RDMA_HA_DEMO_MODES (kernel
-# command line rdma_ha.demo_modes=a,b) picks the modes.
+# command line rdma_ha.demo_modes=a,b) picks the modes.  The mode "stock"
+# runs on Debian's kernel with the replacement modules (the "debian"
+# kernel kind): the distribution's own rdma_cm, rdma_ucm and ib_ipoib are
+# put back, so that only the soft InfiniBand device is ours, and the
+# programs set no HA mode: what an unpatched kernel does on this topology.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
 MODES=$(echo "${RDMA_HA_DEMO_MODES:-notify,align,fail-fast}" | tr ',' ' ')
-# a dead path stalls a notify connection until RC retries run out, which
-# with the CM's default retry count 7 is never on rxe: watch for long
-# enough to show whether anything ends the stall
+# a dead path stalls a notify connection until RC retries run out (the
+# CM's retry count 7: about 2.3 s on the soft InfiniBand device): watch
+# for long enough to show whether anything ends the stall
 OBSERVE_S=10
 
 need_cmd rdma mono_watch $PP
 
+case " $MODES " in
+*" stock "*) distribution_modules rdma_cm rdma_ucm ib_ipoib ;;
+esac
 ib_bond_setup
 wait_ping "$PEER_IP" 60
 barrier ready 120
@@ -86,8 +93,9 @@ outcome() {
 
 # phase MODE EVENT
 phase() {
-	local mode=$1 event=$2 n dtx drx o t g
-	start "$mode" 0.0.0.0 "$mode"
+	local mode=$1 event=$2 n dtx drx o t g hm=$1
+	[ "$mode" != stock ] || hm=default
+	start "$hm" 0.0.0.0 "$hm"
 	n=$(active)
 	dtx=$(( $(cmc sib0 tx dreq) + $(cmc sib1 tx dreq) ))
 	drx=$(( $(cmc sib0 rx dreq) + $(cmc sib1 rx dreq) ))

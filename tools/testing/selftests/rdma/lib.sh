@@ -311,6 +311,29 @@ first_time() { awk "$2 { print \$1; exit }" "$1"; }
 # rel T0 T: T - T0 in seconds, signed, 3 decimals.
 rel() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "") print "none"; else printf "%+.3f\n", b - a }'; }
 
+# distribution_modules MOD...: on a guest with the replacement modules
+# (Debian's kernel, /etc/rdma-ha.dkms), the distribution's own MODs in
+# place of ours, loaded in the order given (a module before those that
+# depend on it): the stock code, next to our soft InfiniBand device.
+distribution_modules() {
+	local m ko rev=
+	[ -f /etc/rdma-ha.dkms ] ||
+		fail "distribution_modules: no replacement modules on this guest"
+	for m; do rev="$m $rev"; done
+	for m in $rev; do
+		[ ! -d "/sys/module/$m" ] || rmmod "$m" || fail "rmmod $m"
+	done
+	for m; do
+		ko=/usr/lib/rdma-ha/distribution/$m.ko
+		[ -f "$ko" ] || fail "no $ko in the initramfs"
+		insmod "$ko" || fail "insmod $ko"
+		case "$(cat "/sys/module/$m/taint")" in
+		*O*) fail "$m is not the distribution's" ;;
+		esac
+	done
+	log "distribution modules of $(uname -r): $*"
+}
+
 # sib_add NAME NETDEV: a soft InfiniBand device on NETDEV (MTU 4200 for the
 # 4096-byte IB MTU), port ACTIVE and its IPoIB interface present.
 sib_add() {
