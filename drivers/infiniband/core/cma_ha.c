@@ -432,8 +432,11 @@ static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
  * misaligned when that is not the ID's source GID.
  *
  * The path is dead when what carries it cannot: the ID's port is not
- * active, or (RoCE) the port's netdevice is down or has no carrier; for a
- * port on the bond itself, the new active slave is down or has no
+ * active, or (RoCE) the port's netdevice is down or has no carrier, or is
+ * a slave of @bond other than the active one (roce_gid_mgmt moves the
+ * bond's GIDs, the ID's source GID among them, to the active slave's
+ * port, so a misaligned RoCE path on a port per slave is always dead);
+ * for a port on the bond itself, the new active slave is down or has no
  * carrier. The bond's own carrier says nothing about the ID's path:
  * bonding raises the failover before it sets its carrier, so when a bond
  * recovers from having no active slave, its carrier (and the state of a
@@ -479,10 +482,16 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 			if (cma_ha_port_down(device, port) ||
 			    (port_ndev && !cma_ha_ndev_up(port_ndev)))
 				path |= CMA_HA_PATH_DEAD;
+			/*
+			 * roce_gid_mgmt keeps the bond's GIDs on the active
+			 * slave's port only: the ID's source GID is leaving
+			 * this port, and nothing can be sent with it after.
+			 */
 			if (port_ndev && port_ndev != active &&
 			    (netdev_has_upper_dev(port_ndev, bond) ||
 			     cma_ha_ndev_released(port_ndev)))
-				path |= CMA_HA_PATH_MISALIGNED;
+				path |= CMA_HA_PATH_MISALIGNED |
+					CMA_HA_PATH_DEAD;
 		}
 		dev_put(port_ndev);
 	}

@@ -568,8 +568,9 @@ static const struct cma_ha_path_case cma_ha_path_cases[] = {
 	{ "roce on a slave, port down", false, IB_PORT_DOWN, true, true,
 	  false, PORT_NDEV_SLAVE, P_DEAD },
 	/* ip link set eth0 nomaster on the active eth0: FAILOVER to eth1 */
+	/* its GIDs leave its port with it: the path is dead too */
 	{ "roce on the released active slave", false, IB_PORT_ACTIVE, true,
-	  true, false, PORT_NDEV_RELEASED, P_MIS },
+	  true, false, PORT_NDEV_RELEASED, P_MIS | P_DEAD },
 };
 
 static void cma_ha_path_desc(const struct cma_ha_path_case *c, char *desc)

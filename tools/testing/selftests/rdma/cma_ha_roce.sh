@@ -28,6 +28,11 @@
 #                        dead (port down, no carrier): DISCONNECTED with
 #                        -ENETDOWN (port event) or -ENETUNREACH (failover),
 #                        whichever comes first
+#  6 fail-fast, notify  failover eth1 -> eth0 (both links up): the old
+#                        port is up, but bond0's GID (the ID's source GID)
+#                        leaves it, so the path is dead: DISCONNECTED
+#                        -ENETDOWN; the listener, bound to bond0's address
+#                        on rxe1, takes the reconnection on rxe0
 #  After each phase, the client has reconnected on the new port and is
 #  busy at the end.
 #  One side acts per phase.  Unlike over IB, the peer cannot learn by
@@ -225,5 +230,19 @@ act restore 0
 stop
 cm_report
 reconnected_data rxe1
+
+# -- phase 6: fail-fast server, notify client, administrative failover ----
+start fail-fast "$MY_IP" notify "--retry-count 6 --reply-timeout-ms 2000" "$GRACE"
+act switch eth0
+check "bond0's GID moved to rxe0" 'gids_on rxe0'
+if [ "$ROLE" = a ]; then
+	teardown_checks $ENETDOWN 0
+else
+	own_wc_checks
+fi
+roce_state
+stop
+cm_report
+reconnected_data rxe0
 
 finish
