@@ -109,7 +109,7 @@ struct rxe_ib_av {
  */
 struct rxe_ib {
 	u16			lid;
-	spinlock_t		lid_lock;
+	spinlock_t		lid_lock;	/* serialises the moves of @lid */
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct xarray		neigh;
