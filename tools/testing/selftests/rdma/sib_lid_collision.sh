@@ -12,8 +12,10 @@
 #    own LID (ib_sa follows the move);
 #  - the SA of each node answers a PathRecord for the peer's GID with the
 #    LID the peer really has (saquery);
-#  - b's kernel log tells the move.
-# eth1 carries plain IP for the barriers.
+#  - b's kernel log tells the move from 0x5a17.
+# b's ib0 is up (joined, an ARP sent) before a's port exists, so that b
+# moves under a live IPoIB interface.  eth1 carries plain IP for the
+# barriers.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma saquery
@@ -24,12 +26,21 @@ res=0
 
 nic_setup eth1 "$MY_IP"
 ip link set eth0 address "52:54:00:${ROLE_NUM}0:5a:17" || fail "eth0 MAC"
+# b's IPoIB runs before a's port exists, so that b moves under a live ib0
+[ "$ROLE" = b ] || barrier b_up 120
 sib_add sib0 eth0
+# b may have moved already (it hears a as soon as both ports are up)
 LID=$(($(cat $PORT/lid)))
-[ "$LID" = $((0x5a17)) ] || fail "sib0 starts at LID $(cat $PORT/lid), not 0x5a17"
+[ "$ROLE" = b ] || [ "$LID" = $((0x5a17)) ] ||
+	fail "sib0 starts at LID $(cat $PORT/lid), not 0x5a17"
 GID=$(cat $PORT/gids/0)
 ip link set ib0 up || fail "ib0 up"
 ip addr add "$IB_IP/24" dev ib0 || fail "address on ib0"
+if [ "$ROLE" = b ]; then
+	wait_for 30 grep -q 1 /sys/class/net/ib0/carrier || fail "no carrier on ib0"
+	ping -c 2 -W 1 198.18.10.3 >/dev/null 2>&1	# an ARP on the wire
+	barrier b_up 120
+fi
 barrier up
 
 if wait_for 60 ping -c1 -W1 "$PEER_IB"; then
@@ -58,8 +69,8 @@ if [ "$ROLE" = a ]; then
 else
 	[ "$LID" != $((0x5a17)) ] ||
 		{ log "FAIL: b (the higher MAC address) did not move"; res=1; }
-	dmesg | grep "moved to LID" ||
-		{ log "FAIL: no 'moved to LID' in b's kernel log"; res=1; }
+	dmesg | grep "LID 0x5a17 of eth0 is also used by 52:54:00:10:5a:17: moved to LID" ||
+		{ log "FAIL: no move from LID 0x5a17 in b's kernel log"; res=1; }
 fi
 
 # the local SA's PathRecord to the peer carries the peer's real LID
