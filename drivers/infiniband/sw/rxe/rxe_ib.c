@@ -51,6 +51,7 @@ u16 rxe_ib_lid_from_guid(__be64 guid)
 static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
 {
 	struct rxe_ib_neigh *n, *old;
+	unsigned long index;
 	bool known;
 
 	rcu_read_lock();
@@ -72,6 +73,16 @@ static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
 	}
 	if (old)
 		kfree_rcu(old, rcu);
+
+	/* a port that moved its LID (a collision) is known by its new one */
+	xa_lock_bh(&ib->neigh);
+	xa_for_each(&ib->neigh, index, old) {
+		if (index != lid && ether_addr_equal(old->mac, mac)) {
+			__xa_erase(&ib->neigh, index);
+			kfree_rcu(old, rcu);
+		}
+	}
+	xa_unlock_bh(&ib->neigh);
 }
 
 /**
@@ -81,7 +92,7 @@ static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
  * @gid: the peer's GID 0: the subnet prefix and the EUI-64 of its MAC
  *	address, which is how a sib port makes its GUID
  *
- * Return: true when @lid is a learned peer whose MAC address gives @lid
+ * Return: true when @lid is a learned peer
  */
 bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
 {
@@ -98,7 +109,110 @@ bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
 
 	gid->global.subnet_prefix = rxe->port.subnet_prefix;
 	addrconf_addr_eui48((u8 *)&gid->global.interface_id, mac);
-	return rxe_ib_lid_from_guid(gid->global.interface_id) == lid;
+	return true;
+}
+
+/**
+ * rxe_ib_gid_to_lid() - the LID of a peer the port has learned, by its GID
+ * @rxe: the device
+ * @gid: the peer's GID 0
+ * @lid: its LID, when found
+ *
+ * A peer's LID is the one derived from its GUID unless that LID was taken
+ * by another port first (rxe_ib_lid_collision()): then frames from the peer
+ * taught its LID.
+ *
+ * Return: true when a frame from the MAC address behind @gid taught its LID
+ */
+bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
+		       u16 *lid)
+{
+	const u8 *eui = (const u8 *)&gid->global.interface_id;
+	struct rxe_ib_neigh *n;
+	unsigned long index;
+	u8 mac[ETH_ALEN];
+	bool found = false;
+
+	if (eui[3] != 0xff || eui[4] != 0xfe)
+		return false;
+	mac[0] = eui[0] ^ 2;
+	mac[1] = eui[1];
+	mac[2] = eui[2];
+	mac[3] = eui[5];
+	mac[4] = eui[6];
+	mac[5] = eui[7];
+
+	rcu_read_lock();
+	xa_for_each(&rxe->ib->neigh, index, n) {
+		if (ether_addr_equal(n->mac, mac)) {
+			*lid = index;
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * Step between the LIDs a port tries when another port uses its LID: prime
+ * to the number of unicast LIDs, so that every LID is tried in turn.
+ */
+#define RXE_IB_LID_STEP	0x1f1f
+
+/*
+ * Another port, at MAC address @mac, sent a frame that passed the ICRC
+ * check with this port's LID as its SLID: two MAC addresses gave the same
+ * LID (see rxe_ib_lid_from_guid()).  Each of the two ports sees the
+ * other's frames; the one with the higher MAC address moves to a LID that
+ * no learned peer uses, as an SM would have assigned it, and tells its
+ * clients (IB_EVENT_LID_CHANGE: ib_sa moves its SM address, IPoIB rejoins
+ * and resolves its paths again); the other keeps its LID.  Peers learn the
+ * new LID from the frames that carry it.
+ * Context: softirq.
+ */
+static void rxe_ib_lid_collision(struct rxe_dev *rxe, const u8 *mac)
+{
+	struct rxe_ib *ib = rxe->ib;
+	struct ib_event ev;
+	u16 old, lid;
+
+	if (memcmp(ib->ndev->dev_addr, mac, ETH_ALEN) < 0) {
+		rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM, whose port moves\n",
+			    READ_ONCE(ib->lid), ib->ndev->name, mac);
+		return;
+	}
+
+	spin_lock(&ib->lid_lock);
+	old = ib->lid;
+	lid = old;
+	do {
+		lid = (lid - 1 + RXE_IB_LID_STEP) % RXE_IB_LID_UCAST_MAX + 1;
+	} while (lid != old && xa_load(&ib->neigh, lid));
+	WRITE_ONCE(ib->lid, lid);
+	rxe->port.attr.lid = lid;
+	rxe->port.attr.sm_lid = lid;
+	spin_unlock(&ib->lid_lock);
+
+	rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM: moved to LID 0x%x\n",
+		    old, ib->ndev->name, mac, lid);
+	ev.device = &rxe->ib_dev;
+	ev.element.port_num = RXE_PORT;
+	ev.event = IB_EVENT_LID_CHANGE;
+	ib_dispatch_event(&ev);
+}
+
+/* whether the packet @pkt of @skb, its headers set, has a valid ICRC */
+static bool rxe_ib_icrc_ok(struct sk_buff *skb, struct rxe_pkt_info *pkt)
+{
+	pkt->opcode = bth_opcode(pkt);
+	if (!rxe_opcode[pkt->opcode].mask || !rxe_opcode[pkt->opcode].length)
+		return false;
+	pkt->mask |= rxe_opcode[pkt->opcode].mask;
+	if (pkt->paylen < header_size(pkt) + bth_pad(pkt) + RXE_ICRC_SIZE)
+		return false;
+
+	return !rxe_icrc_check(skb, pkt);
 }
 
 /*
@@ -210,6 +324,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 		return -ENOMEM;
 
 	xa_init_flags(&ib->neigh, XA_FLAGS_LOCK_BH);
+	spin_lock_init(&ib->lid_lock);
 	ib->lid = rxe_ib_lid_from_guid(rxe->port.port_guid);
 	ib->ndev = ndev;
 	netdev_hold(ndev, &ib->ndev_tracker, GFP_KERNEL);
@@ -389,9 +504,9 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	lrh->sl_lnh = (iav->sl & 0xf) << 4 | lnh;
 	lrh->dlid = cpu_to_be16(iav->dlid);
 	lrh->pktlen = cpu_to_be16(len / 4);
-	lrh->slid = cpu_to_be16(rxe->ib->lid | iav->src_path_bits);
+	lrh->slid = cpu_to_be16(READ_ONCE(rxe->ib->lid) | iav->src_path_bits);
 
-	if (iav->dlid == rxe->ib->lid)
+	if (iav->dlid == READ_ONCE(rxe->ib->lid))
 		pkt->mask |= RXE_LOOPBACK_MASK;
 
 	return 0;
@@ -585,7 +700,7 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	const struct rxe_ib_lrh *lrh;
 	struct rxe_pkt_info *pkt;
 	struct rxe_dev *rxe;
-	u16 dlid, slid;
+	u16 dlid, slid, lid;
 	u32 mask = 0;
 
 	if (skb->pkt_type == PACKET_OTHERHOST ||
@@ -619,16 +734,11 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 
 	dlid = be16_to_cpu(lrh->dlid);
 	slid = be16_to_cpu(lrh->slid);
-	if (dlid != rxe->ib->lid && !rxe_ib_lid_is_mcast(dlid))
+	lid = READ_ONCE(rxe->ib->lid);
+	if (dlid != lid && !rxe_ib_lid_is_mcast(dlid))
 		goto drop;
 	if (!slid || rxe_ib_lid_is_mcast(slid))
 		goto drop;
-	if (slid == rxe->ib->lid) {
-		if (!ether_addr_equal(eth_hdr(skb)->h_source, ndev->dev_addr))
-			rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM\n",
-				    slid, ndev->name, eth_hdr(skb)->h_source);
-		goto drop;
-	}
 
 	switch (rxe_ib_lrh_lnh(lrh)) {
 	case IB_LNH_IBA_LOCAL:
@@ -662,6 +772,14 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	pkt->mask = mask;
 	pkt->paylen = len - hdr_len;
 	skb_pull(skb, hdr_len);
+
+	/* a frame of this port's own LID: from another port, a collision */
+	if (slid == lid) {
+		if (!ether_addr_equal(eth_hdr(skb)->h_source, ndev->dev_addr) &&
+		    rxe_ib_icrc_ok(skb, pkt))
+			rxe_ib_lid_collision(rxe, eth_hdr(skb)->h_source);
+		goto drop;
+	}
 
 	/* consumes the skb and the device reference */
 	rxe_rcv(skb);

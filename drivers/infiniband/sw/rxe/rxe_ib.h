@@ -95,7 +95,11 @@ struct rxe_ib_av {
 
 /**
  * struct rxe_ib - state of the InfiniBand mode of an rxe device
- * @lid: the port's LID, fixed at creation
+ * @lid: the port's LID, derived from the GUID at creation; it moves when
+ *	another port on the segment uses it (rxe_ib_lid_collision()).  Read
+ *	with READ_ONCE() anywhere, written under @lid_lock
+ * @lid_lock: serialises the moves of @lid and of the port attributes'
+ *	LID and SM LID
  * @ndev: the underlying netdevice, held for the life of the device so the
  *	packet path (also in softirq context) needs no lookup
  * @ndev_tracker: tracks the reference on @ndev
@@ -105,6 +109,7 @@ struct rxe_ib_av {
  */
 struct rxe_ib {
 	u16			lid;
+	spinlock_t		lid_lock;	/* serialises the moves of @lid */
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct xarray		neigh;
@@ -147,6 +152,8 @@ void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
 void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb);
 bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid);
+bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
+		       u16 *lid);
 
 #else
 
@@ -228,6 +235,12 @@ static inline void rxe_ib_learn_src(struct rxe_dev *rxe,
 
 static inline bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid,
 				     union ib_gid *gid)
+{
+	return false;
+}
+
+static inline bool rxe_ib_gid_to_lid(struct rxe_dev *rxe,
+				     const union ib_gid *gid, u16 *lid)
 {
 	return false;
 }

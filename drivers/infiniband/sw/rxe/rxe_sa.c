@@ -102,6 +102,19 @@ static int rxe_sa_lid_gid(struct rxe_sa *sa, u16 lid, union ib_gid *gid)
 	return 0;
 }
 
+/* The LID of a unicast port GID of the subnet: the port's own or a peer's. */
+static u16 rxe_sa_gid_lid(struct rxe_sa *sa, const union ib_gid *gid)
+{
+	u16 lid;
+
+	if (!memcmp(gid->raw, sa->port.gid.raw, sizeof(gid->raw)))
+		return sa->port.lid;
+	if (sa->gid_to_lid && sa->gid_to_lid(sa, gid, &lid))
+		return lid;
+
+	return rxe_ib_lid_from_guid(gid->global.interface_id);
+}
+
 /*
  * Fill @rec with the path to the DGID of @req, or to its DLID when it
  * gives no DGID.
@@ -132,7 +145,7 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	} else {
 		if (!rxe_sa_gid_is_local(sa, dgid.raw))
 			return -ENOENT;
-		dlid = rxe_ib_lid_from_guid(dgid.global.interface_id);
+		dlid = rxe_sa_gid_lid(sa, &dgid);
 	}
 	if (rxe_sa_selected(req, IB_SA_PATH_REC_DLID) &&
 	    be16_to_cpu(q->dlid) != dlid)
@@ -644,6 +657,7 @@ void rxe_sa_init(struct rxe_sa *sa, const struct rxe_sa_port *port)
 	sa->ngroups = 0;
 	sa->nmembers = 0;
 	sa->lid_to_gid = NULL;
+	sa->gid_to_lid = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sa_init);
 
@@ -750,6 +764,14 @@ static bool rxe_sa_agent_lid_to_gid(struct rxe_sa *sa, u16 lid,
 	return rxe_ib_lid_to_gid(a->rxe, lid, gid);
 }
 
+static bool rxe_sa_agent_gid_to_lid(struct rxe_sa *sa,
+				    const union ib_gid *gid, u16 *lid)
+{
+	struct rxe_sa_agent *a = container_of(sa, struct rxe_sa_agent, sa);
+
+	return rxe_ib_gid_to_lid(a->rxe, gid, lid);
+}
+
 static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 				struct ib_mad_send_buf *send_buf,
 				struct ib_mad_recv_wc *recv_wc)
@@ -765,7 +787,8 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	 * from other nodes that carry this port's LID as their SLID, so a
 	 * request from another host or from an ordinary QP gets nothing.
 	 */
-	if (recv_wc->wc->slid != a->rxe->ib->lid || recv_wc->wc->src_qp != 1)
+	if (recv_wc->wc->slid != READ_ONCE(a->rxe->ib->lid) ||
+	    recv_wc->wc->src_qp != 1)
 		goto out;
 
 	/* only a GetTable may need more than one MAD */
@@ -777,6 +800,7 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 
 	mutex_lock(&a->lock);
 	a->sa.port.mtu = a->rxe->port.attr.active_mtu;
+	a->sa.port.lid = READ_ONCE(a->rxe->ib->lid);
 	err = rxe_sa_process(&a->sa,
 			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
 			     recv_wc->mad_len, resp, len, &reply);
@@ -817,11 +841,12 @@ static int rxe_sa_add_one(struct ib_device *dev)
 	mutex_init(&a->lock);
 	port.gid.global.subnet_prefix = rxe->port.subnet_prefix;
 	port.gid.global.interface_id = rxe->port.port_guid;
-	port.lid = rxe->ib->lid;
+	port.lid = READ_ONCE(rxe->ib->lid);
 	port.mtu = rxe->port.attr.active_mtu;
 	port.rate = RXE_IB_PORT_RATE;
 	rxe_sa_init(&a->sa, &port);
 	a->sa.lid_to_gid = rxe_sa_agent_lid_to_gid;
+	a->sa.gid_to_lid = rxe_sa_agent_gid_to_lid;
 
 	set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
 	set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);

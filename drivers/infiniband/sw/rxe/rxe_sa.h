@@ -127,6 +127,10 @@ struct rxe_sa_group {
  * @lid_to_gid: optional; finds the port GID of a unicast LID other than
  *	the port's own, for PathRecord queries that give a DLID and no DGID.
  *	Returns false when the LID is unknown.
+ * @gid_to_lid: optional; finds the LID of a peer's port GID when it is not
+ *	the one derived from the GUID (it moved away from a LID another port
+ *	used).  Returns false when the GID is unknown: the derived LID is
+ *	used then.
  *
  * The functions taking a struct rxe_sa are called with the lock of the
  * owner held (the agent's mutex); they do not lock themselves.
@@ -138,6 +142,9 @@ struct rxe_sa {
 	unsigned int		nmembers;
 	bool			(*lid_to_gid)(struct rxe_sa *sa, u16 lid,
 					      union ib_gid *gid);
+	bool			(*gid_to_lid)(struct rxe_sa *sa,
+					      const union ib_gid *gid,
+					      u16 *lid);
 };
 
 /**

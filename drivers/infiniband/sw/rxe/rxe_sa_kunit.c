@@ -225,6 +225,62 @@ static void rxe_sa_test_path_record(struct kunit *test)
 	rxe_sa_cleanup(&sa);
 }
 
+/*
+ * A peer whose MAC address gives this port's LID 0x0101 (52:54:00:01:01:01)
+ * moved to LID 0x2020 (rxe_ib_lid_collision()); the port learned it.
+ */
+static const union ib_gid moved_gid = { .raw = {
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+	0x50, 0x54, 0x00, 0xff, 0xfe, 0x01, 0x01, 0x01 } };
+
+static bool sa_gid_to_lid(struct rxe_sa *sa, const union ib_gid *gid,
+			  u16 *lid)
+{
+	if (memcmp(gid->raw, moved_gid.raw, 16))
+		return false;
+
+	*lid = 0x2020;
+	return true;
+}
+
+static u16 path_dlid(struct kunit *test, struct rxe_sa *sa,
+		     const union ib_gid *dgid)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct rxe_sa_path_rec *q = (void *)req->data;
+	struct rxe_sa_path_rec *r = (void *)resp->data;
+	struct rxe_sa_reply reply;
+
+	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_PATH_REC, PR_BASE);
+	memcpy(q->dgid, dgid->raw, 16);
+	memcpy(q->sgid, own_gid.raw, 16);
+	q->rev_numb_path = 1;
+	q->pkey = cpu_to_be16(0xffff);
+	KUNIT_ASSERT_EQ(test, sa_process(sa, req, sizeof(*req), resp,
+					 &reply), 0);
+	KUNIT_ASSERT_EQ(test, resp_status(resp), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->slid), sa->port.lid);
+	return be16_to_cpu(r->dlid);
+}
+
+/* PathRecords after LID moves: the learned LID, not the derived one */
+static void rxe_sa_test_path_moved_lid(struct kunit *test)
+{
+	struct rxe_sa sa;
+
+	sa_setup(&sa);
+	sa.gid_to_lid = sa_gid_to_lid;
+	KUNIT_EXPECT_EQ(test, path_dlid(test, &sa, &moved_gid), 0x2020);
+	KUNIT_EXPECT_EQ(test, path_dlid(test, &sa, &peer_gid), 0x0207);
+	KUNIT_EXPECT_EQ(test, path_dlid(test, &sa, &own_gid), 0x0101);
+
+	/* this port moved: its own GID is at its new LID */
+	sa.port.lid = 0x3030;
+	KUNIT_EXPECT_EQ(test, path_dlid(test, &sa, &own_gid), 0x3030);
+	rxe_sa_cleanup(&sa);
+}
+
 /* MCMemberRecord: join, second member, conflicting join, leave */
 
 #define MCM_IPOIB_BCAST	(IB_SA_MCMEMBER_REC_MGID | \
@@ -646,6 +702,7 @@ static void rxe_sa_test_malformed(struct kunit *test)
 static struct kunit_case rxe_sa_test_cases[] = {
 	KUNIT_CASE(rxe_sa_test_class_port_info),
 	KUNIT_CASE_PARAM(rxe_sa_test_path_record, rxe_sa_path_gen_params),
+	KUNIT_CASE(rxe_sa_test_path_moved_lid),
 	KUNIT_CASE(rxe_sa_test_mcmember),
 	KUNIT_CASE(rxe_sa_test_mcmember_table),
 	KUNIT_CASE(rxe_sa_test_member_limits),

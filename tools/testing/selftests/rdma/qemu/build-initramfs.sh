@@ -140,6 +140,9 @@ rm -f "$stage.ucma_ha_setopt"
 gcc -O2 -Wall -o "$stage.rxe_ud_sqe" "$sel/rxe_ud_sqe.c" -libverbs
 stage_file "$stage.rxe_ud_sqe" /usr/bin/rxe_ud_sqe
 rm -f "$stage.rxe_ud_sqe"
+gcc -O2 -Wall -o "$stage.rxe_srq_flush" "$sel/rxe_srq_flush.c" -libverbs
+stage_file "$stage.rxe_srq_flush" /usr/bin/rxe_srq_flush
+rm -f "$stage.rxe_srq_flush"
 
 # Shared libraries (and theirs).
 declare -A done_libs=()
