@@ -686,6 +686,68 @@ _ka_write_check_try() {
 		}' $t/trace
 }
 
+# ka_down_outstanding: ib0 goes down while a's RC connection to b has
+# sends outstanding towards a dead peer (b's link cut during a TCP
+# stream): 0.3 s after the cut (the peer not yet declared dead, its sends
+# retrying), then again once the keepalive or a failed send tore the
+# connection down.  Each time a brings ib0 down, up and down again.  The
+# connection's sends must be completed (flushed) while the interface
+# stops, not given up after 5 s ("timing out; N sends not completed"):
+# their completions stayed in the send CQ, and the next stop polled them
+# for a freed connection (an oops in ipoib_cm_handle_tx_wc()).  About
+# 50 s.
+ka_down_outstanding() {
+	local d k0 m0 flow oops='BUG:|Oops|general protection|timing out; [0-9]+ sends'
+	for d in 0.3 dead; do
+		if [ "$ROLE" = b ]; then
+			nc_recv 9100 /dev/null 60 &
+			barrier "down-$d"
+			barrier "down-$d-done" 120
+			kill $! 2>/dev/null
+			continue
+		fi
+		m0=$(dmesg | wc -l)
+		barrier "down-$d"
+		sleep 0.5
+		( dd if=/dev/zero bs=65536 count=100000 2>/dev/null |
+			timeout 40 nc "$PEER_IB" 9100 ) &
+		flow=$!
+		sleep 2
+		k0=$(($(cm_stat cm_ka_tx_dead) + $(cm_stat cm_tx_failed)))
+		host_cmd peer "set_link n0 off"
+		t0=$(now)
+		if [ "$d" = dead ]; then
+			wait_for 10 _ka_tx_gone "$k0" ||
+				{ log "FAIL: the connection to the cut peer was not torn down"; res=1; }
+		else
+			sleep "$d"
+		fi
+		log "ib0 down $(rel "$t0" "$(now)") s after the cut ($d)"
+		ip link set ib0 down
+		sleep 6
+		ip link set ib0 up
+		sleep 1
+		ip link set ib0 down
+		ip link set ib0 up
+		kill $flow 2>/dev/null
+		host_cmd peer "set_link n0 on"
+		if dmesg | sed "1,${m0}d" | grep -E "$oops"; then
+			log "FAIL: ib0 down with sends outstanding ($d)"
+			res=1
+		fi
+		wait_for 20 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state
+		wait_ping "$PEER_IB" 60
+		barrier "down-$d-done" 120
+	done
+	return 0
+}
+
+# _ka_tx_gone N: a send-side connection was declared dead or failed since
+# the sum of the two counters was N.
+_ka_tx_gone() {
+	[ $(($(cm_stat cm_ka_tx_dead) + $(cm_stat cm_tx_failed))) -gt "$1" ]
+}
+
 # ka_stale_idle: the stale-connection task (its 256 s unit shortened to
 # 3 s through debugfs ipoib_cm_rx_stale_s: a receive-side connection
 # silent for 6 s is reaped, checked every 9 s) and keepalives agree:
