@@ -51,6 +51,24 @@ DEFINE_IPOIB_CM_KA_EVENT(tx_dead);
 /* the sender of a receive-side connection fell silent */
 DEFINE_IPOIB_CM_KA_EVENT(rx_dead);
 
+/*
+ * the RDMA WRITE tried on a new RC connection to a peer without the
+ * keepalive capability completed: status 0, the peer may be probed
+ */
+TRACE_EVENT(ipoib_cm_ka_write_checked,
+	    TP_PROTO(const struct net_device *dev, const struct ib_qp *qp,
+		     enum ib_wc_status status),
+	    TP_ARGS(dev, qp, status),
+	    TP_STRUCT__entry(__string(dev, dev->name)
+			     __field(u32, qpn)
+			     __field(int, status)),
+	    TP_fast_assign(__assign_str(dev);
+			   __entry->qpn = qp->qp_num;
+			   __entry->status = status;),
+	    TP_printk("%s qpn=0x%x status=%d", __get_str(dev), __entry->qpn,
+		      __entry->status)
+);
+
 #endif /* _TRACE_IB_IPOIB_H */
 
 #undef TRACE_INCLUDE_PATH

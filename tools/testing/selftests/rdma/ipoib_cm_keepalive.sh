@@ -1,18 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=480 kernel=patched
+# rdma-ha: guests=2 timeout=660 kernel=patched
 #
 # IPoIB-CM keepalives on RC connections (see ka_scenario in
 # ipoib_cm_lib.sh): idle cost; link cut, re-add of the peer's soft IB
 # device and a power cut and reboot of the peer guest detected within
 # interval x probes; traffic resumes.  Then, with the rebooted peer:
 # keepalives towards a peer that grants no remote write
-# (ka_foreign_peer), and keepalives that agree with the stale-connection
-# task and the peer's DREQ (ka_stale_idle).
+# (ka_foreign_peer), the RDMA WRITE tried towards such a peer not
+# holding up the CM of the host while it is unanswered
+# (ka_write_check_cm), ib0 brought down with sends outstanding to a
+# peer that went silent (ka_down_outstanding), and keepalives that agree
+# with the stale-connection task and the peer's DREQ (ka_stale_idle).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
 ka_scenario rc
 ka_foreign_peer
+ka_write_check_cm
+ka_down_outstanding
 ka_stale_idle
 exit $res

@@ -572,6 +572,182 @@ ka_foreign_peer() {
 	return 0
 }
 
+# ka_write_check_cm: the RDMA WRITE that a new RC connection to a peer
+# without the keepalive capability tries first (b with debugfs
+# ipoib_cm_foreign_rx) does not hold up the CM of the host while it is
+# outstanding: the CM handles the events of every connection of the host
+# one at a time.  a delays everything it sends on eth0 by 3 s (netem), so
+# the write is not answered before its retries run out (8 ACK timeouts
+# of 268 ms), and while it is outstanding connects a ucmatose client to a
+# ucmatose server of its own (loopback, not delayed): the server must see
+# the connection request within KA_CM_LATENCY s of its REQ, before the
+# write is done.  An attempt counts when the REQ went out at least
+# KA_CM_LATENCY + 0.3 s before the write was done (so that a CM held up
+# by the write would have kept it longer than the bound); up to 3
+# attempts (ib0 down and up each).  About 40 s.
+KA_CM_LATENCY=0.5
+ka_write_check_cm() {
+	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx t=/sys/kernel/tracing
+	local hw i e r=
+	peer_exchange wc-hw "$(cat /sys/class/net/ib0/address)"
+	hw=$PEER_DATA
+	if [ "$ROLE" = b ]; then
+		[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
+		echo Y >$knob
+	fi
+	barrier write-check
+	if [ "$ROLE" = a ]; then
+		for e in ib_cma/icm_send_req ib_cma/icm_send_rej \
+			 rdma_cma/cm_event_handler; do
+			echo 1 >$t/events/$e/enable ||
+				{ log "FAIL: no trace event $e"; res=1; }
+		done
+		for i in 1 2 3; do
+			r=$(_ka_write_check_try "$hw")
+			log "write check attempt $i: $(echo "$r" | head -n 1)"
+			echo "$r" | grep '^RDMA-HA-MEASURE:'
+			case "$r" in
+			*FAIL:*|*": ok"*) break ;;
+			esac
+		done
+		case "$r" in
+		*FAIL:*) res=1 ;;
+		*": ok"*) ;;
+		*) log "FAIL: no attempt placed a connection request while the write was outstanding"
+		   res=1 ;;
+		esac
+		for e in ib_cma/icm_send_req ib_cma/icm_send_rej \
+			 rdma_cma/cm_event_handler; do
+			echo 0 >$t/events/$e/enable
+		done
+		# and the peer is reached once the wire is back
+		wait_ping "$PEER_IB" 60
+		pings 5 "$PEER_IB" ||
+			{ log "FAIL: ping after the write check"; res=1; }
+		cm_stats write-check
+	fi
+	barrier write-check-done 180
+	[ "$ROLE" = b ] && echo N >$knob
+	return 0
+}
+
+# _ka_write_check_try HW: one attempt of ka_write_check_cm on a; prints
+# "ok ...", "FAIL: ..." or "no: ..." (the attempt does not count).
+_ka_write_check_try() {
+	local t=/sys/kernel/tracing srv rc
+	ip link set ib0 down
+	ip link set ib0 up
+	sleep 2
+	# no ARP through the delayed wire
+	ip neigh replace "$PEER_IB" lladdr "$1" dev ib0 nud permanent
+	echo >$t/trace
+	timeout 30 ucmatose -b "$IB_IP" -c 1 -C 1 >/tmp/wc-server.log 2>&1 &
+	srv=$!
+	tc qdisc add dev eth0 root netem delay 3000ms limit 100000 ||
+		{ echo "FAIL: no netem"; return; }
+	ping -c 1 -W 15 "$PEER_IB" >/dev/null 2>&1 &
+	if wait_for 20 grep -q ipoib_cm_ka_probe: $t/trace; then
+		timeout 20 ucmatose -s "$IB_IP" -c 1 -C 1 >/tmp/wc-client.log 2>&1
+		rc=$?
+	else
+		rc=none
+	fi
+	wait_for 10 grep -qE 'ipoib_cm_ka_write_checked:|icm_send_rej:' $t/trace
+	tc qdisc del dev eth0 root
+	wait $srv
+	ip neigh del "$PEER_IB" dev ib0 2>/dev/null
+	[ "$rc" = none ] && { echo "no: no write posted within 20 s"; return; }
+	awk -v rc="$rc" -v max=$KA_CM_LATENCY "$KA_TRACE_LINE"'
+		ev == "ipoib_cm_ka_probe:" && tw == "" { tw = ts }
+		tw == "" { next }
+		(ev == "ipoib_cm_ka_write_checked:" || ev == "icm_send_rej:") &&
+			twc == "" { twc = ts }
+		ev == "icm_send_req:" && treq == "" { treq = ts }
+		ev == "cm_event_handler:" && /CONNECT_REQUEST/ && treq != "" &&
+			tcr == "" { tcr = ts }
+		END {
+			if (twc == "" || treq == "" || tcr == "") {
+				printf "no: write posted %s, done %s, REQ %s, request %s (ucmatose %s)\n",
+				       tw, twc, treq, tcr, rc
+				exit
+			}
+			lat = tcr - treq
+			printf "write outstanding %.3f s; REQ %+.3f s after it was posted, request seen %.3f s later, ucmatose %s: ",
+			       twc - tw, treq - tw, lat, rc
+			if (treq > twc - max - 0.3) {
+				print "no: REQ too late"
+			} else if (tcr > twc || lat > max) {
+				printf "FAIL: the connection request waited %.3f s in the CM (bound %s s)\n",
+				       lat, max
+			} else {
+				printf "ok\n"
+				printf "RDMA-HA-MEASURE: cm-request-latency-during-write-check %.3f\n", lat
+			}
+		}' $t/trace
+}
+
+# ka_down_outstanding: ib0 goes down while a's RC connection to b has
+# sends outstanding towards a dead peer (b's link cut during a TCP
+# stream): 0.3 s after the cut (the peer not yet declared dead, its sends
+# retrying), then again once the keepalive or a failed send tore the
+# connection down.  Each time a brings ib0 down, up and down again.  The
+# connection's sends must be completed (flushed) while the interface
+# stops, not given up after 5 s ("timing out; N sends not completed"):
+# their completions stayed in the send CQ, and the next stop polled them
+# for a freed connection (an oops in ipoib_cm_handle_tx_wc()).  About
+# 50 s.
+ka_down_outstanding() {
+	local d k0 m0 flow oops='BUG:|Oops|general protection|timing out; [0-9]+ sends'
+	for d in 0.3 dead; do
+		if [ "$ROLE" = b ]; then
+			nc_recv 9100 /dev/null 60 &
+			barrier "down-$d"
+			barrier "down-$d-done" 120
+			kill $! 2>/dev/null
+			continue
+		fi
+		m0=$(dmesg | wc -l)
+		barrier "down-$d"
+		sleep 0.5
+		( dd if=/dev/zero bs=65536 count=100000 2>/dev/null |
+			timeout 40 nc "$PEER_IB" 9100 ) &
+		flow=$!
+		sleep 2
+		k0=$(($(cm_stat cm_ka_tx_dead) + $(cm_stat cm_tx_failed)))
+		host_cmd peer "set_link n0 off"
+		t0=$(now)
+		if [ "$d" = dead ]; then
+			wait_for 10 _ka_tx_gone "$k0" ||
+				{ log "FAIL: the connection to the cut peer was not torn down"; res=1; }
+		else
+			sleep "$d"
+		fi
+		log "ib0 down $(rel "$t0" "$(now)") s after the cut ($d)"
+		ip link set ib0 down
+		sleep 6
+		ip link set ib0 up
+		sleep 1
+		ip link set ib0 down
+		ip link set ib0 up
+		kill $flow 2>/dev/null
+		host_cmd peer "set_link n0 on"
+		if dmesg | sed "1,${m0}d" | grep -E "$oops"; then
+			log "FAIL: ib0 down with sends outstanding ($d)"
+			res=1
+		fi
+		wait_for 20 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state
+		wait_ping "$PEER_IB" 60
+		barrier "down-$d-done" 120
+	done
+	return 0
+}
+
+# _ka_tx_gone N: a send-side connection was declared dead or failed since
+# the sum of the two counters was N.
+_ka_tx_gone() {
+	[ $(($(cm_stat cm_ka_tx_dead) + $(cm_stat cm_tx_failed))) -gt "$1" ]
+}
+
 # ka_stale_idle: the stale-connection task (its 256 s unit shortened to
 # 3 s through debugfs ipoib_cm_rx_stale_s: a receive-side connection
 # silent for 6 s is reaped, checked every 9 s) and keepalives agree:
