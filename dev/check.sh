@@ -68,7 +68,8 @@ setup() {
 		xz-utils patch git python3 perl sparse qemu-system-x86 \
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
-		libibverbs-dev infiniband-diags socat kmod gcc-12 zstd dwarves
+		libibverbs-dev infiniband-diags socat kmod gcc-12 zstd dwarves \
+		groff-base man-db
 }
 
 # ---- series, round trip -------------------------------------------------
@@ -231,6 +232,10 @@ changed_files() {
 
 static_checks() {
 	local src=$OUT/patched/src f p objs=() built=()
+
+	# The rdma-core patch against Debian's librdmacm-dev: it applies, a
+	# program sets the mode by name, the man page renders.
+	run_check rdma-core/patch "$RDMA_HA_ROOT/dev/check-rdma-core.sh"
 
 	# The base is a tarball: no git history for Fixes: tags to name.
 	for p in $(series_patches); do

@@ -16,6 +16,7 @@
 #include <linux/if_infiniband.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/string.h>
 #include <net/bonding.h>
 #include <kunit/visibility.h>
 
@@ -44,6 +45,94 @@ bool cma_ha_mode_valid(unsigned int mode)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_valid);
+
+static const char * const cma_ha_mode_names[] = {
+	[RDMA_CM_HA_MODE_NOTIFY] = "notify",
+	[RDMA_CM_HA_MODE_IGNORE] = "ignore",
+	[RDMA_CM_HA_MODE_ALIGN] = "align",
+	[RDMA_CM_HA_MODE_FAIL_FAST] = "fail-fast",
+	[RDMA_CM_HA_MODE_MIGRATE] = "migrate",
+};
+
+/**
+ * cma_ha_mode_name() - The name of an HA mode
+ * @mode: an enum rdma_cm_ha_mode value
+ *
+ * Return: the name that the configfs default_ha_mode attribute and the
+ * tracepoints use ("notify", "ignore", "align", "fail-fast", "migrate"),
+ * or NULL if @mode is not a known mode.
+ */
+const char *cma_ha_mode_name(unsigned int mode)
+{
+	if (mode >= ARRAY_SIZE(cma_ha_mode_names))
+		return NULL;
+	return cma_ha_mode_names[mode];
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_name);
+
+/**
+ * cma_ha_mode_parse() - Parse the name of an HA mode
+ * @buf: a name as cma_ha_mode_name() returns it, NUL-terminated; one
+ *	trailing newline is ignored
+ *
+ * Return: the enum rdma_cm_ha_mode value, or -EINVAL if @buf names no mode.
+ */
+int cma_ha_mode_parse(const char *buf)
+{
+	return sysfs_match_string(cma_ha_mode_names, buf);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_parse);
+
+/**
+ * cma_ha_mode_fits() - Check that an HA mode applies to an ID's QP type
+ * @mode: a valid enum rdma_cm_ha_mode value
+ * @qp_type: the QP type of the ID
+ *
+ * Align, fail-fast and migrate tear connections down or move them: they
+ * apply to IDs of connected QP types (RC, UC, XRC) only. Notify and ignore
+ * apply to every ID.
+ *
+ * Return: true if @mode applies to IDs of @qp_type.
+ */
+bool cma_ha_mode_fits(enum rdma_cm_ha_mode mode, enum ib_qp_type qp_type)
+{
+	if (mode == RDMA_CM_HA_MODE_NOTIFY || mode == RDMA_CM_HA_MODE_IGNORE)
+		return true;
+
+	switch (qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_fits);
+
+/**
+ * cma_ha_default_mode() - The mode an ID takes from its port's default
+ * @port_default: the default HA mode of the ID's port (configfs
+ *	default_ha_mode)
+ * @qp_type: the QP type of the ID
+ *
+ * An ID whose consumer chose no mode takes its port's default when it
+ * acquires its device. A default that does not apply to the ID's QP type
+ * (align, fail-fast or migrate for a UD ID) leaves it in notify mode, as
+ * rdma_set_ha_mode() would have refused it.
+ *
+ * Return: the mode the ID takes.
+ */
+enum rdma_cm_ha_mode cma_ha_default_mode(enum rdma_cm_ha_mode port_default,
+					 enum ib_qp_type qp_type)
+{
+	if (!cma_ha_mode_valid(port_default) ||
+	    !cma_ha_mode_fits(port_default, qp_type))
+		return RDMA_CM_HA_MODE_NOTIFY;
+	return port_default;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_default_mode);
 
 /**
  * cma_ha_mode() - The HA mode that applies to an ID

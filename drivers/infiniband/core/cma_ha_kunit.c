@@ -334,6 +334,122 @@ static void cma_ha_mode_valid_test(struct kunit *test)
 				mode <= RDMA_CM_HA_MODE_MIGRATE);
 }
 
+/* The names of the modes: configfs default_ha_mode reads and writes them */
+struct cma_ha_name_case {
+	const char *buf;
+	int mode;
+};
+
+static const struct cma_ha_name_case cma_ha_name_cases[] = {
+	{ "notify", HA_NOTIFY },
+	{ "ignore", HA_IGNORE },
+	{ "align", HA_ALIGN },
+	{ "fail-fast", HA_FAIL_FAST },
+	{ "migrate", HA_MIGRATE },
+	{ "fail-fast\n", HA_FAIL_FAST },	/* echo adds a newline */
+	{ "align\n", HA_ALIGN },
+	{ "", -EINVAL },
+	{ "\n", -EINVAL },
+	{ "fail_fast", -EINVAL },
+	{ "FAIL-FAST", -EINVAL },
+	{ "Notify", -EINVAL },
+	{ "align\n\n", -EINVAL },
+	{ " align", -EINVAL },
+	{ "align ", -EINVAL },
+	{ "alignx", -EINVAL },
+	{ "alig", -EINVAL },
+	{ "2", -EINVAL },		/* names only, as default_roce_mode */
+	{ "0", -EINVAL },
+};
+
+static void cma_ha_name_desc(const struct cma_ha_name_case *c, char *desc)
+{
+	int i, n = 0;
+
+	n += scnprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"");
+	for (i = 0; c->buf[i]; i++)
+		n += scnprintf(desc + n, KUNIT_PARAM_DESC_SIZE - n,
+			       c->buf[i] == '\n' ? "\\n" : "%c", c->buf[i]);
+	scnprintf(desc + n, KUNIT_PARAM_DESC_SIZE - n, "\" -> %d", c->mode);
+}
+
+KUNIT_ARRAY_PARAM(cma_ha_name, cma_ha_name_cases, cma_ha_name_desc);
+
+static void cma_ha_name_test(struct kunit *test)
+{
+	const struct cma_ha_name_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, cma_ha_mode_parse(c->buf), c->mode);
+}
+
+/* Every valid mode has a name that parses back to it; others have none */
+static void cma_ha_name_roundtrip_test(struct kunit *test)
+{
+	unsigned int mode;
+
+	for (mode = 0; mode < 0x200; mode++) {
+		const char *name = cma_ha_mode_name(mode);
+
+		if (!cma_ha_mode_valid(mode)) {
+			KUNIT_EXPECT_NULL(test, name);
+			continue;
+		}
+		KUNIT_ASSERT_NOT_NULL(test, name);
+		KUNIT_EXPECT_EQ(test, cma_ha_mode_parse(name), (int)mode);
+	}
+}
+
+/*
+ * The mode an ID that chose none takes from its port's default: the
+ * default itself where rdma_set_ha_mode() would accept it for the ID's QP
+ * type, notify otherwise.
+ */
+struct cma_ha_default_case {
+	unsigned int port_default;
+	enum ib_qp_type qp_type;
+	enum rdma_cm_ha_mode mode;
+};
+
+static const struct cma_ha_default_case cma_ha_default_cases[] = {
+	{ HA_NOTIFY, IB_QPT_RC, HA_NOTIFY },
+	{ HA_IGNORE, IB_QPT_RC, HA_IGNORE },
+	{ HA_ALIGN, IB_QPT_RC, HA_ALIGN },
+	{ HA_FAIL_FAST, IB_QPT_RC, HA_FAIL_FAST },
+	{ HA_MIGRATE, IB_QPT_RC, HA_MIGRATE },
+	{ HA_FAIL_FAST, IB_QPT_UC, HA_FAIL_FAST },
+	{ HA_ALIGN, IB_QPT_XRC_INI, HA_ALIGN },
+	{ HA_ALIGN, IB_QPT_XRC_TGT, HA_ALIGN },
+	{ HA_NOTIFY, IB_QPT_UD, HA_NOTIFY },
+	{ HA_IGNORE, IB_QPT_UD, HA_IGNORE },
+	{ HA_ALIGN, IB_QPT_UD, HA_NOTIFY },
+	{ HA_FAIL_FAST, IB_QPT_UD, HA_NOTIFY },
+	{ HA_MIGRATE, IB_QPT_UD, HA_NOTIFY },
+	{ 5, IB_QPT_RC, HA_NOTIFY },
+	{ 255, IB_QPT_RC, HA_NOTIFY },
+};
+
+static void cma_ha_default_desc(const struct cma_ha_default_case *c,
+				char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "default %u on %s id -> %d",
+		 c->port_default, c->qp_type == IB_QPT_UD ? "UD" :
+				  c->qp_type == IB_QPT_UC ? "UC" :
+				  c->qp_type == IB_QPT_RC ? "RC" : "XRC",
+		 c->mode);
+}
+
+KUNIT_ARRAY_PARAM(cma_ha_default, cma_ha_default_cases, cma_ha_default_desc);
+
+static void cma_ha_default_test(struct kunit *test)
+{
+	const struct cma_ha_default_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, cma_ha_default_mode(c->port_default, c->qp_type),
+			c->mode);
+	/* The default never gives a mode that rdma_set_ha_mode() refuses */
+	KUNIT_EXPECT_TRUE(test, cma_ha_mode_fits(c->mode, c->qp_type));
+}
+
 /* Per-device listeners follow the mode of the listener they serve */
 static void cma_ha_inherit_test(struct kunit *test)
 {
@@ -721,6 +837,9 @@ static struct kunit_case cma_ha_test_cases[] = {
 	KUNIT_CASE(cma_ha_mode_valid_test),
 	KUNIT_CASE_PARAM(cma_ha_option_test, cma_ha_option_gen_params),
 	KUNIT_CASE(cma_ha_inherit_test),
+	KUNIT_CASE_PARAM(cma_ha_name_test, cma_ha_name_gen_params),
+	KUNIT_CASE(cma_ha_name_roundtrip_test),
+	KUNIT_CASE_PARAM(cma_ha_default_test, cma_ha_default_gen_params),
 	{}
 };
 

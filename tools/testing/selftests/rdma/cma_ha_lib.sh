@@ -78,7 +78,8 @@ ev() { echo "cm_event name=RDMA_CM_EVENT_$1 status=$2 id=$3\$"; }
 
 # start SERVER_MODE SERVER_BIND CLIENT_MODE [CLIENT_OPTIONS [SERVER_OPTIONS]]:
 # a new phase; the server on a, the client on b (--reconnect), connected
-# and exchanging pings.
+# and exchanging pings.  A mode "default" sets none: the program's IDs
+# take their port's default_ha_mode.
 start() {
 	seq=$((seq + 1))
 	port=$((7480 + seq))
@@ -87,7 +88,7 @@ start() {
 	kmsg_mark "phase$seq"
 	log "phase $seq: server $1 on $2, client $3, bond0 on $(cat /sys/class/net/bond0/bonding/active_slave)"
 	if [ "$ROLE" = a ]; then
-		$PP -s -b "$2" -p "$port" -d 600 --ha-mode "$1" ${5:-} >"$PLOG" 2>&1 &
+		$PP -s -b "$2" -p "$port" -d 600 $(ha_opt "$1") ${5:-} >"$PLOG" 2>&1 &
 		PID=$!
 		wait_for 10 grep -q ' listening ' "$PLOG" ||
 			fail "phase $seq: server did not listen: $(cat "$PLOG")"
@@ -95,7 +96,7 @@ start() {
 	else
 		barrier "srv$seq"
 		$PP -c "$PEER_IP" -b "$MY_IP" -p "$port" -d 600 --reconnect \
-			-i "$PP_INTERVAL_US" --ha-mode "$3" $4 >"$PLOG" 2>&1 &
+			-i "$PP_INTERVAL_US" $(ha_opt "$3") $4 >"$PLOG" 2>&1 &
 		PID=$!
 	fi
 	wait_for 40 grep -q ' connected id=1 ' "$PLOG" ||
@@ -103,6 +104,9 @@ start() {
 	barrier "conn$seq" 60
 	sleep 3
 }
+
+# ha_opt MODE: the program's option for MODE; none for "default".
+ha_opt() { [ "$1" = default ] || echo "--ha-mode $1"; }
 
 # act switch IF | cut N | restore N: on both guests after a barrier.
 #   switch: administrative failover of bond0 to IF, both links stay up;
