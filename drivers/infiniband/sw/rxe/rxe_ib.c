@@ -225,7 +225,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 	attr->active_speed = IB_SPEED_SDR;
 	attr->subnet_timeout = 18;
 
-	/* alternate paths are stored but never used: no APM to advertise */
+	/* rxe_param.h announces APM for RoCE, whose QPs do not migrate */
 	rxe->attr.device_cap_flags &= ~IB_DEVICE_AUTO_PATH_MIG;
 
 	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
@@ -390,6 +390,11 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	lrh->dlid = cpu_to_be16(iav->dlid);
 	lrh->pktlen = cpu_to_be16(len / 4);
 	lrh->slid = cpu_to_be16(rxe->ib->lid | iav->src_path_bits);
+
+	/* the SL selects a VL on an HCA port; here the traffic class of
+	 * the netdevice, so that a qdisc can tell service levels apart
+	 */
+	skb->priority = iav->sl;
 
 	if (iav->dlid == rxe->ib->lid)
 		pkt->mask |= RXE_LOOPBACK_MASK;

@@ -140,6 +140,9 @@ rm -f "$stage.ucma_ha_setopt"
 gcc -O2 -Wall -o "$stage.rxe_ud_sqe" "$sel/rxe_ud_sqe.c" -libverbs
 stage_file "$stage.rxe_ud_sqe" /usr/bin/rxe_ud_sqe
 rm -f "$stage.rxe_ud_sqe"
+gcc -O2 -Wall -o "$stage.sib_apm" "$sel/sib_apm.c" -libverbs
+stage_file "$stage.sib_apm" /usr/bin/sib_apm
+rm -f "$stage.sib_apm"
 
 # Shared libraries (and theirs).
 declare -A done_libs=()
