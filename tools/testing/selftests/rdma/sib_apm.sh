@@ -8,11 +8,12 @@
 # peer's LID, SL 0, no GRH) and an alternate path (the same LID, SL 1, a
 # GRH) and rearmed; messages are checked in order on the receiving side.
 #  1. sib0 announces AUTO_PATH_MIG; traffic arms both QPs (REARM -> ARMED);
-#  2. under a stream of sends, SL 0 is cut on both guests (a prio qdisc
-#     puts skb->priority 0, which rxe takes from the SL, under a netem
-#     that loses everything): the sender exhausts its retries, migrates to
-#     SL 1 and retransmits, the receiver migrates on the first packet with
-#     MigReq = 1 on its alternate path; both get IBV_EVENT_PATH_MIG, no
+#  2. under a stream of sends, SL 0 is cut on both guests (debugfs
+#     rxe_ib_lost_sls: the soft IB ports lose what they send on SL 0, as
+#     a fabric whose SL 0 routes died would): the sender exhausts its
+#     retries, migrates to SL 1 and retransmits, the receiver migrates on
+#     the first packet with MigReq = 1 on its alternate path; both get
+#     IBV_EVENT_PATH_MIG, no
 #     completion in error, no message lost, and the longest gap between two
 #     send completions stays within the bound (RDMA-HA-MEASURE apm-gap-ms);
 #  3. SL 0 restored and loaded again as the alternate path, both rearm and
@@ -22,11 +23,9 @@
 # eth1 carries plain IP for the barriers.
 . "$(dirname "$0")/lib.sh"
 
-tc() { /usr/sbin/tc "$@"; }
-
 need_cmd rdma ibv_devinfo sib_apm
-[ -x /usr/sbin/tc ] || skip "no tc"
 PORT=/sys/class/infiniband/sib0/ports/1
+LOST=/sys/kernel/debug/rxe_ib_lost_sls
 OUT=/tmp/apm.out
 # The retransmission gap bound: the retries of the primary path (3 + 1 local
 # ACK timeouts of 67 ms) and one retry on the alternate path, at the 4 ms
@@ -39,6 +38,7 @@ wait_carrier eth0 1
 rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
 wait_for 10 grep -q ACTIVE $PORT/state || fail "sib0 not ACTIVE"
 
+[ -w $LOST ] || fail "no $LOST"
 ibv_devinfo -v -d sib0 | grep -q AUTO_PATH_MIG ||
 	fail "sib0 does not announce AUTO_PATH_MIG"
 log "sib0 announces AUTO_PATH_MIG"
@@ -101,6 +101,21 @@ expect_events() {
 	wait_for 30 _events_are "$1" ||
 		fail "events: '$REPLY', expected mig $1 migerr 0"
 	log "$REPLY"
+}
+
+# recv_total: what this guest received, in order
+recv_total() {
+	apm recvd '^recvd '
+	echo "${REPLY#recvd }"
+}
+
+# cut_sl SL: lose every soft IB packet of SL this guest sends (debugfs
+# rxe_ib_lost_sls; both guests do it, so both directions of the path are
+# cut); cut_sl none restores.
+cut_sl() {
+	local mask=0
+	[ "$1" = none ] || mask=$((1 << $1))
+	echo $mask >$LOST || fail "cannot write $LOST"
 }
 
 # recv_total: what this guest received, in order
