@@ -135,7 +135,7 @@ static void fill_path(struct ibv_ah_attr *ah, int sl, int grh)
 static void connect_qp(uint32_t peer_qpn)
 {
 	struct ibv_qp_attr a;
-	int err;
+	int err, i;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
@@ -145,6 +145,8 @@ static void connect_qp(uint32_t peer_qpn)
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (err)
 		die("modify INIT", err);
+	for (i = 0; i < NRECV; i++)
+		post_recv(i);
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -409,8 +411,6 @@ int main(int argc, char **argv)
 	qp = ibv_create_qp(pd, &qpa);
 	if (!qp)
 		die("ibv_create_qp", errno);
-	for (i = 0; i < NRECV; i++)
-		post_recv(i);
 
 	flags = fcntl(ctx->async_fd, F_GETFL);
 	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);

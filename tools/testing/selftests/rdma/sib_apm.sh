@@ -118,36 +118,6 @@ cut_sl() {
 	echo $mask >$LOST || fail "cannot write $LOST"
 }
 
-# recv_total: what this guest received, in order
-recv_total() {
-	apm recvd '^recvd '
-	echo "${REPLY#recvd }"
-}
-
-# cut_sl SL: lose every soft IB packet of SL on eth0 (both guests do it, so
-# both directions of the path are cut); cut_sl none restores.
-cut_sl() {
-	tc qdisc del dev eth0 root 2>/dev/null
-	[ "$1" = none ] && return 0
-	# priomap: skb->priority SL -> band 0 (class 1:1, lost), others band 1
-	set -- "$1" 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
-	local map="" p
-	for p in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		if [ "$p" = "$1" ]; then map="$map 0"; else map="$map 1"; fi
-	done
-	tc qdisc add dev eth0 root handle 1: prio bands 2 priomap $map ||
-		fail "tc prio"
-	tc qdisc add dev eth0 parent 1:1 handle 10: netem loss 100% ||
-		fail "tc netem"
-}
-
-# recv_total: what the receiving guest (b) has received
-recv_total() {
-	sed -i '/^recvd /d' $OUT
-	apm recvd '^recvd '
-	last 'recvd ' | cut -d' ' -f2
-}
-
 wait_for 10 grep -q '^qpn ' $OUT || fail "sib_apm: $(cat $OUT)"
 QPN=$(grep -m 1 '^qpn ' $OUT | cut -d' ' -f2)
 peer_exchange qpn "$QPN"
