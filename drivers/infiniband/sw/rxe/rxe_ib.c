@@ -8,6 +8,7 @@
  * 0x88B5.  See Documentation/infiniband/soft_ib.rst.
  */
 
+#include <linux/debugfs.h>
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
@@ -340,7 +341,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 	attr->active_speed = IB_SPEED_SDR;
 	attr->subnet_timeout = 18;
 
-	/* alternate paths are stored but never used: no APM to advertise */
+	/* rxe_param.h announces APM for RoCE, whose QPs do not migrate */
 	rxe->attr.device_cap_flags &= ~IB_DEVICE_AUTO_PATH_MIG;
 
 	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
@@ -532,6 +533,14 @@ static void rxe_ib_mcast_loop(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	rxe_rcv(cskb);
 }
 
+/*
+ * debugfs rxe_ib_lost_sls: a mask of service levels whose packets every
+ * soft IB port loses on the wire, as a fabric whose routes or VLs of those
+ * SLs died would.  For tests: it cuts one path of a QP and leaves another
+ * (automatic path migration, soft_ib.rst).
+ */
+static u16 rxe_ib_lost_sls;
+
 /**
  * rxe_ib_send() - send a packet prepared by rxe_ib_prepare() on the wire
  * @skb: the packet; consumed
@@ -548,6 +557,11 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	u16 dlid = be16_to_cpu(lrh->dlid);
 	struct net_device *ndev = skb->dev;
 	u8 dmac[ETH_ALEN];
+
+	if (unlikely(READ_ONCE(rxe_ib_lost_sls) & BIT(rxe_ib_lrh_sl(lrh)))) {
+		kfree_skb(skb);
+		return 0;
+	}
 
 	if (rxe_ib_lid_is_mcast(dlid))
 		rxe_ib_mcast_loop(skb, pkt);
@@ -833,6 +847,7 @@ void rxe_ib_module_init(void)
 {
 	dev_add_pack(&rxe_ib_packet_type);
 	rdma_link_register(&rxe_ib_link_ops);
+	debugfs_create_u16("rxe_ib_lost_sls", 0600, NULL, &rxe_ib_lost_sls);
 }
 
 /**
@@ -840,6 +855,7 @@ void rxe_ib_module_init(void)
  */
 void rxe_ib_module_exit(void)
 {
+	debugfs_lookup_and_remove("rxe_ib_lost_sls", NULL);
 	rdma_link_unregister(&rxe_ib_link_ops);
 	dev_remove_pack(&rxe_ib_packet_type);
 }

@@ -143,6 +143,9 @@ rm -f "$stage.rxe_ud_sqe"
 gcc -O2 -Wall -o "$stage.rxe_srq_flush" "$sel/rxe_srq_flush.c" -libverbs
 stage_file "$stage.rxe_srq_flush" /usr/bin/rxe_srq_flush
 rm -f "$stage.rxe_srq_flush"
+gcc -O2 -Wall -o "$stage.sib_apm" "$sel/sib_apm.c" -libverbs
+stage_file "$stage.sib_apm" /usr/bin/sib_apm
+rm -f "$stage.sib_apm"
 
 # Shared libraries (and theirs).
 declare -A done_libs=()
