@@ -133,19 +133,14 @@ else
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
 gcc -static -O2 -Wall -o "$stage/usr/bin/fail_nth" "$sel/fail_nth.c"
-# Selftest programs on librdmacm: dynamic, their libraries staged below.
-gcc -O2 -Wall -o "$stage.ucma_ha_setopt" "$sel/ucma_ha_setopt.c" -lrdmacm
-stage_file "$stage.ucma_ha_setopt" /usr/bin/ucma_ha_setopt
-rm -f "$stage.ucma_ha_setopt"
-gcc -O2 -Wall -o "$stage.rxe_ud_sqe" "$sel/rxe_ud_sqe.c" -libverbs
-stage_file "$stage.rxe_ud_sqe" /usr/bin/rxe_ud_sqe
-rm -f "$stage.rxe_ud_sqe"
-gcc -O2 -Wall -o "$stage.rxe_srq_flush" "$sel/rxe_srq_flush.c" -libverbs
-stage_file "$stage.rxe_srq_flush" /usr/bin/rxe_srq_flush
-rm -f "$stage.rxe_srq_flush"
-gcc -O2 -Wall -o "$stage.sib_apm" "$sel/sib_apm.c" -libverbs
-stage_file "$stage.sib_apm" /usr/bin/sib_apm
-rm -f "$stage.sib_apm"
+# Selftest programs on librdmacm or libibverbs: dynamic, their libraries
+# staged below.
+for p in ucma_ha_setopt:rdmacm rxe_ud_sqe:ibverbs rxe_srq_flush:ibverbs \
+	 sib_apm:ibverbs; do
+	gcc -O2 -Wall -o "$stage.${p%:*}" "$sel/${p%:*}.c" "-l${p#*:}"
+	stage_file "$stage.${p%:*}" "/usr/bin/${p%:*}"
+	rm -f "$stage.${p%:*}"
+done
 
 # Shared libraries (and theirs).
 declare -A done_libs=()
