@@ -24,8 +24,9 @@ log "sib0 LID $(cat /sys/class/infiniband/sib0/ports/1/lid)," \
     "sib1 LID $(cat /sys/class/infiniband/sib1/ports/1/lid)"
 
 # A SEND frame of a 256-byte MTU is about 300 bytes on the wire: one every
-# 2.4 s at 1000 bit/s.
-tc qdisc add dev eth1 root netem rate 1000bit || fail "no netem rate on eth1"
+# 4.8 s at 500 bit/s, time enough for rxe_srq_flush to see the first one
+# taken and modify its QP on a loaded host (it takes milliseconds).
+tc qdisc add dev eth1 root netem rate 500bit || fail "no netem rate on eth1"
 
 timeout 120 rxe_srq_flush --recv-dev sib0 --send-dev sib1 >/tmp/srq.out 2>&1
 rc=$?
