@@ -75,7 +75,7 @@ if [ "$ROLE" = a ]; then
 	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
 	log "a's UC send QP $txq, receive QP $rxq"
 	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
-	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3) $(cat /sys/class/net/ib0/address)"
+	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3)"
 	# a datagram of the keepalive protocol that is no keepalive of a
 	# live connection (a user space UD QP of b sends it) reaches the stack
 	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
@@ -88,7 +88,8 @@ if [ "$ROLE" = a ]; then
 	[ "${n:-0}" -eq 3 ] ||
 		{ log "FAIL: datagrams of type 0x88b6 swallowed"; res=1; }
 	# so do those that name the live UC connection from b, from the UD
-	# QP of b's ib0 (AF_PACKET there), but are longer than a keepalive
+	# QP of b's ib0 (AF_PACKET there, to the broadcast address), but are
+	# longer than a keepalive
 	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
 	srv=$!
 	wait_for 5 grep -q listening /tmp/stray-recv.log
@@ -137,7 +138,9 @@ else
 	ipoib_stray ud sib0 "$1" "$4" 0xb1b 3 ||
 		{ log "FAIL: stray datagrams to a's UD QP"; res=1; }
 	barrier stray-long
-	ipoib_stray send ib0 "$5" 88b6 3 "$txq" "$3" 64 ||
+	# (broadcast: IPoIB sends unicast only IP and ARP)
+	ipoib_stray send ib0 "$(cat /sys/class/net/ib0/broadcast)" 88b6 3 \
+		"$txq" "$3" 64 ||
 		{ log "FAIL: datagrams to a's ib0"; res=1; }
 	barrier stray-pkt-done
 	ipoib_stray uc sib0 "$1" "$3" 8 ||
