@@ -12,12 +12,10 @@
  *	a user space UD QP on port 1 of DEVICE sends COUNT IPoIB datagrams
  *	of protocol 0x88b6 (the UC keepalive's) to UD QP DQPN at DLID, each
  *	a probe of no connection: what any host of the partition may send.
- *   ipoib_stray send IFACE HWADDR ETHERTYPE COUNT [SRC_QPN DST_QPN LEN]
+ *   ipoib_stray send IFACE HWADDR ETHERTYPE COUNT
  *	COUNT AF_PACKET datagrams of EtherType ETHERTYPE (hex) to HWADDR
  *	(the 20-byte IPoIB address, colon separated) on IFACE; the payload
- *	looks like an IPoIB-CM UC keepalive probe of no connection, or of
- *	the connection from QP SRC_QPN to QP DST_QPN, LEN bytes long (12
- *	is the probe's length, more bytes are zero).
+ *	looks like an IPoIB-CM UC keepalive probe of no connection.
  *   ipoib_stray recv IFACE ETHERTYPE TIMEOUT_S
  *	count the datagrams of EtherType ETHERTYPE that reach the stack on
  *	IFACE for TIMEOUT_S seconds; prints "received N".
@@ -284,12 +282,11 @@ static int packet_socket(const char *ifname, uint16_t type,
 }
 
 static int packet_send(const char *ifname, const char *hw, uint16_t type,
-		       int count, uint32_t src, uint32_t dst, size_t len)
+		       int count)
 {
-	/* type PROBE, reserved, src and dst QPN */
-	unsigned char msg[MSG_LEN] = { 1, 0, 0, 0, src >> 24, src >> 16,
-				       src >> 8, src, dst >> 24, dst >> 16,
-				       dst >> 8, dst };
+	/* type PROBE, reserved, src and dst QPN of no connection */
+	static const unsigned char msg[12] = { 1, 0, 0, 0, 0, 0xff, 0xff, 0xfe,
+					       0, 0xff, 0xff, 0xfd };
 	/* sll_addr has room for 8 bytes: the address goes on past it */
 	union {
 		struct sockaddr_ll sll;
@@ -310,8 +307,8 @@ static int packet_send(const char *ifname, const char *hw, uint16_t type,
 	for (i = 0; i < IPOIB_ALEN; i++)
 		((unsigned char *)to.sll.sll_addr)[i] = b[i];
 	for (i = 0; i < count; i++) {
-		if (sendto(fd, msg, len, 0, (struct sockaddr *)&to,
-			   sizeof(to)) != (ssize_t)len)
+		if (sendto(fd, msg, sizeof(msg), 0, (struct sockaddr *)&to,
+			   sizeof(to)) != sizeof(msg))
 			die("sendto");
 		usleep(100000);
 	}
@@ -358,23 +355,15 @@ int main(int argc, char **argv)
 		return ud_send(argv[2], strtoul(argv[3], NULL, 0),
 			       strtoul(argv[4], NULL, 0),
 			       strtoul(argv[5], NULL, 0), atoi(argv[6]));
-	/* by default, a probe of no connection */
 	if (argc == 6 && !strcmp(argv[1], "send"))
 		return packet_send(argv[2], argv[3], strtoul(argv[4], NULL, 16),
-				   atoi(argv[5]), 0xfffffe, 0xfffffd, 12);
-	if (argc == 9 && !strcmp(argv[1], "send") &&
-	    strtoul(argv[8], NULL, 0) >= 12 &&
-	    strtoul(argv[8], NULL, 0) <= MSG_LEN)
-		return packet_send(argv[2], argv[3], strtoul(argv[4], NULL, 16),
-				   atoi(argv[5]), strtoul(argv[6], NULL, 0),
-				   strtoul(argv[7], NULL, 0),
-				   strtoul(argv[8], NULL, 0));
+				   atoi(argv[5]));
 	if (argc == 5 && !strcmp(argv[1], "recv"))
 		return packet_recv(argv[2], strtoul(argv[3], NULL, 16),
 				   atoi(argv[4]));
 	fprintf(stderr, "usage: ipoib_stray uc DEVICE DLID DQPN COUNT\n"
 		"       ipoib_stray ud DEVICE DLID DQPN QKEY COUNT\n"
-		"       ipoib_stray send IFACE HWADDR ETHERTYPE COUNT [SRC_QPN DST_QPN LEN]\n"
+		"       ipoib_stray send IFACE HWADDR ETHERTYPE COUNT\n"
 		"       ipoib_stray recv IFACE ETHERTYPE TIMEOUT_S\n");
 	return 2;
 }
