@@ -107,7 +107,10 @@ act restore 0
 stop
 
 # -- phase 2: default fail-fast, no mode set, wildcard listener ----------
-start default 0.0.0.0 default
+# the client reconnects ACT_MAX_MS after its teardown: a reconnection that
+# came first would make the server retire its connection (superseded)
+# before the server's own CM tore it down (seen on Debian's kernel)
+start default 0.0.0.0 default "--connect-delay-ms $ACT_MAX_MS"
 act switch ib0
 kept_checks "default fail-fast, failover with the old path healthy"
 check "default fail-fast, healthy path: no CM event at all (notify: ADDR_CHANGE)" \

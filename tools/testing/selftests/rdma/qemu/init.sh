@@ -46,6 +46,10 @@ if [ -f /etc/rdma-ha.modules ]; then
 		# shellcheck disable=SC2086
 		insmod "$ko" $params || echo "rdma-ha: insmod $ko failed"
 	done </etc/rdma-ha.modules
+	# configfs may be one of them (Debian: a module rdma_cm needs, for
+	# its configfs directory): mounted above only if built in
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config 2>/dev/null
 	# virtio_net probes asynchronously
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		[ -e /sys/class/net/eth1 ] && break
