@@ -50,13 +50,7 @@ ib_config() {
 # the distribution's own ib_ipoib in place of ours, then sib0 on eth0 and
 # ib0 in connected mode, addressed and up: the stock driver.
 ib_stock_up() {
-	local ko=/usr/lib/rdma-ha/distribution/ib_ipoib.ko
-	[ -f $ko ] || fail "no $ko in the initramfs"
-	rmmod ib_ipoib || fail "rmmod ib_ipoib"
-	insmod $ko || fail "insmod $ko"
-	case "$(cat /sys/module/ib_ipoib/taint)" in
-	*O*) fail "ib_ipoib is not the distribution's" ;;
-	esac
+	distribution_modules ib_ipoib
 	sib_add sib0 eth0
 	[ ! -e /sys/class/net/ib0/cm_qp_type ] ||
 		fail "the stock ib0 has cm_qp_type"
