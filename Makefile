@@ -17,7 +17,7 @@ export RDMA_HA_LANES = $(LANES)
 endif
 
 .PHONY: all help demo check static kunit vmtest bench dkms check-dkms base src kernel stock debug \
-	release stock-release check-seed tools initramfs tree export roundtrip series \
+	release stock-release check-seed tools initramfs tree export roundtrip series series-all \
 	clean distclean
 
 all: kernel
@@ -39,7 +39,8 @@ help:
 	@echo "make tree        git work tree of base + new files + series (out/tree)"
 	@echo "make export      write out/tree back into the repository"
 	@echo "make roundtrip   prove export(import(x)) == x"
-	@echo "make series      bisectable git format-patch series (out/series)"
+	@echo "make series      one bisectable git format-patch series per topic (out/series/N-TOPIC)"
+	@echo "make series-all  the whole work as one series (out/series-all)"
 	@echo "make clean       remove build outputs; distclean removes out/ entirely"
 
 demo:
@@ -105,11 +106,14 @@ roundtrip:
 	$(DEV)/check-roundtrip.sh
 
 series:
-	$(DEV)/series.sh
+	$(DEV)/series.sh --topics $(OUT)/series
+
+series-all:
+	$(DEV)/series.sh $(OUT)/series-all
 
 clean:
 	rm -rf $(OUT)/patched $(OUT)/stock $(OUT)/check $(OUT)/tools \
-		$(OUT)/initramfs*.cpio* $(OUT)/series $(OUT)/dkms
+		$(OUT)/initramfs*.cpio* $(OUT)/series $(OUT)/series-all $(OUT)/dkms
 
 distclean:
 	rm -rf $(OUT)

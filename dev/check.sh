@@ -95,6 +95,7 @@ check_series() {
 series_checks() {
 	run_check check/series-ident series_ident_selftest
 	run_check series/mailable series_mailable
+	run_check series/topics series_topics
 	[ "${1:-}" != bisect ] ||
 		run_check series/bisect "$RDMA_HA_ROOT/dev/series.sh" --draft \
 			--no-checkpatch --build-steps "$LOGDIR/series-steps"
@@ -116,6 +117,33 @@ series_mailable() {
 			/^Signed-off-by: / && $0 != "Signed-off-by: " who { print c ": " $0 }')
 	[ -z "$bad" ] || { echo "not the runner's identity ($who):"; echo "$bad"; return 1; }
 	echo "every author and sign-off: $who"
+}
+
+# series_topics: the work as its topic series (make series): each applies
+# to the base with the series it needs, and the topics posted in order
+# make exactly the whole series (series/mailable checked the patches
+# themselves).
+series_topics() {
+	local s=$RDMA_HA_ROOT/dev/series.sh d=$LOGDIR/series-topics w=$OUT/series-work
+	local idx t n=0 whole got
+	"$s" --draft --no-checkpatch --topics "$d" || return
+	idx=$(mktemp)
+	whole=$(git --git-dir="$w" rev-parse "series^{tree}") || { rm -f "$idx"; return 1; }
+	GIT_INDEX_FILE=$idx git --git-dir="$w" read-tree base
+	for t in $(ls -d "$d"/*/ | sort -V); do
+		for f in "$t"*.patch; do
+			case "$f" in *-cover-letter.patch) continue ;; esac
+			n=$((n + 1))
+			GIT_INDEX_FILE=$idx git --git-dir="$w" apply --cached "$f" ||
+				{ echo "$f does not apply after the topics before it"; rm -f "$idx"; return 1; }
+		done
+	done
+	got=$(GIT_INDEX_FILE=$idx git --git-dir="$w" write-tree)
+	rm -f "$idx"
+	[ "$got" = "$whole" ] || {
+		echo "the topic series applied in order ($n patches) differ from the whole series:"
+		git --git-dir="$w" diff --stat "$whole" "$got"; return 1; }
+	echo "$(ls -d "$d"/*/ | wc -l) topic series, $n patches, applied in posting order: the whole series"
 }
 
 # series_ident_selftest: dev/series.sh refuses, without --draft, a

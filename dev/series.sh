@@ -3,7 +3,7 @@
 #
 # series.sh [--prefix PREFIX] [-v N] [--draft] [--whoami] [--no-checkpatch]
 #           [--build-steps] [--check-build] [--allow-unowned] [--repo REPO]
-#           [OUTDIR]
+#           [--topic NAME | --topics] [OUTDIR]
 #
 # Emits the whole work as a git format-patch series against the base, for
 # the linux-rdma list, into OUTDIR (default out/series):
@@ -11,6 +11,14 @@
 #   NNNN-*.patch              one per patch of patches/series, each with the
 #                             new files patches/new-files assigns to it
 # Threaded (--thread), subject prefix "PATCH rdma-next" unless --prefix.
+#
+# The work is posted as several series, one per topic (patches/topics):
+# --topic NAME emits the series of topic NAME alone, numbered from 1,
+# with the cover letter patches/cover-letter-NAME.txt, against the base
+# with the series of the topics NAME needs already applied (not emitted:
+# the cover letter says what it is based on).  --topics emits every
+# topic's series into OUTDIR/N-NAME/, in posting order.  Without either,
+# the whole work is one series (what the test kernels are built from).
 #
 # The patches are authored and signed off by whoever runs this: git's
 # user.name and user.email for REPO.  A patch whose author is the
@@ -58,6 +66,8 @@ checkpatch=1
 allow_unowned=0
 repo=$RDMA_HA_ROOT
 outdir=
+topic=
+topics=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) [ $# -ge 2 ] || die "--prefix needs a value"; prefix=$2; shift ;;
@@ -72,6 +82,9 @@ while [ $# -gt 0 ]; do
 	--allow-unowned) allow_unowned=1 ;;
 	--repo) [ $# -ge 2 ] || die "--repo needs a directory"; repo=$2; shift ;;
 	--repo=*) repo=${1#--repo=} ;;
+	--topic) [ $# -ge 2 ] || die "--topic needs a name"; topic=$2; shift ;;
+	--topic=*) topic=${1#--topic=} ;;
+	--topics) topics=1 ;;
 	-h|--help) sed -n '3,50s/^# \{0,1\}//p' "$0" | sed '/^set /,$d'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) [ -z "$outdir" ] || die "only one OUTDIR"; outdir=$1 ;;
@@ -79,8 +92,90 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case "$reroll" in ''|[1-9]|[1-9][0-9]) ;; *) die "-v takes a number" ;; esac
+[ -z "$topic" ] || [ "$topics" = 0 ] || die "--topic and --topics exclude each other"
 repo=$(cd "$repo" && pwd)
 outdir=$(rh_abspath "${outdir:-$OUT/series}")
+
+# topics_parse: read patches/topics into TOPIC_NAMES (posting order),
+# TOPIC_NEEDS[name], TOPIC_OF[patch]; every patch of patches/series is in
+# exactly one topic, every topic needs only topics posted before it.
+topics_parse() {
+	local f=$repo/patches/topics line t= n p
+	local -A known=()
+	[ -f "$f" ] || die "no patches/topics: the work has no topics"
+	TOPIC_NAMES=()
+	declare -gA TOPIC_NEEDS=() TOPIC_OF=()
+	while IFS= read -r line; do
+		case "$line" in
+		'#'*|'') continue ;;
+		topic\ *)
+			read -r _ t n p <<<"$line"
+			[ -n "$t" ] && [ -z "${known[$t]:-}" ] ||
+				die "patches/topics: topic '$t' empty or named twice"
+			TOPIC_NEEDS[$t]=
+			if [ -n "$n" ]; then
+				[ "$n" = needs ] || die "patches/topics: '$line': expected 'topic NAME [needs TOPIC...]'"
+				for n in $p; do
+					[ -n "${known[$n]:-}" ] ||
+						die "patches/topics: $t needs $n, which is not a topic posted before it"
+					TOPIC_NEEDS[$t]+=" $n"
+				done
+			fi
+			known[$t]=1
+			TOPIC_NAMES+=("$t") ;;
+		[[:space:]]*)
+			p=$(topic_slug "$(echo "$line" | tr -d '[:space:]')")
+			[ -n "$t" ] || die "patches/topics: $p before any topic"
+			[ -z "${TOPIC_OF[$p]:-}" ] || die "patches/topics: $p is in ${TOPIC_OF[$p]} and $t"
+			TOPIC_OF[$p]=$t ;;
+		*) die "patches/topics: cannot read '$line'" ;;
+		esac
+	done <"$f"
+	local -A slugs=()
+	for p in $(rh_series "$repo"); do
+		n=$(topic_slug "$p")
+		[ -n "${TOPIC_OF[$n]:-}" ] || die "patches/topics: $p (patches/series) is in no topic"
+		slugs[$n]=1
+	done
+	for p in "${!TOPIC_OF[@]}"; do
+		[ -n "${slugs[$p]:-}" ] || die "patches/topics: $p is not in patches/series"
+	done
+}
+
+# topic_slug PATCH: a patch as patches/topics names it, without its number
+# and .patch, so that renumbering the series leaves the topics alone.
+topic_slug() {
+	local n=${1%.patch}
+	case "$n" in [0-9][0-9][0-9][0-9]-*) n=${n#????-} ;; esac
+	echo "$n"
+}
+
+# topic_closure NAME: NAME's needed topics, recursively, then NAME.
+topic_closure() {
+	local n
+	for n in ${TOPIC_NEEDS[$1]}; do topic_closure "$n"; done
+	echo "$1"
+}
+
+if [ "$topics" = 1 ]; then
+	topics_parse
+	opts=(--prefix "$prefix" --repo "$repo")
+	[ -z "$reroll" ] || opts+=(-v "$reroll")
+	[ "$check_build" = 0 ] || opts+=(--check-build)
+	[ "$build_steps" = 0 ] || opts+=(--build-steps)
+	[ "$draft" = 0 ] || opts+=(--draft)
+	[ "$whoami" = 0 ] || opts+=(--whoami)
+	[ "$checkpatch" = 1 ] || opts+=(--no-checkpatch)
+	[ "$allow_unowned" = 0 ] || opts+=(--allow-unowned)
+	status=0 i=0
+	for t in "${TOPIC_NAMES[@]}"; do
+		i=$((i + 1))
+		log "topic $i: $t"
+		"$0" "${opts[@]}" --topic "$t" "$outdir/$i-$t" || {
+			rc=$?; [ "$rc" -gt "$status" ] && status=$rc; }
+	done
+	exit "$status"
+fi
 
 # Who signs the series off: git's identity for REPO, with the runner's
 # own configuration.  Checked before anything is done.
@@ -119,10 +214,30 @@ base=$(rh_ensure_base_git)
 mapfile -t series < <(rh_series "$repo")
 mapfile -t files < <(rh_overlay_files "$repo")
 [ ${#series[@]} -gt 0 ] || die "patches/series is empty: there is no series to emit"
+all_series=("${series[@]}")
+
+# --topic: the topic's patches are the series; those of the topics it
+# needs (pre) are applied to the base first.
+pre=()
+if [ -n "$topic" ]; then
+	topics_parse
+	[ -n "${TOPIC_NEEDS[$topic]+x}" ] || die "patches/topics has no topic $topic"
+	needed=$(topic_closure "$topic" | grep -vxF "$topic" | sort -u || true)
+	series=()
+	for p in "${all_series[@]}"; do
+		t=${TOPIC_OF[$(topic_slug "$p")]}
+		if [ "$t" = "$topic" ]; then
+			series+=("$p")
+		elif grep -qxF "$t" <<<"$needed"; then
+			pre+=("$p")
+		fi
+	done
+	[ ${#series[@]} -gt 0 ] || die "topic $topic has no patches"
+fi
 
 # Which new files go into which patch.
 declare -A in_series=() owner=() is_new=()
-for p in "${series[@]}"; do
+for p in "${all_series[@]}"; do
 	[ -f "$repo/patches/$p" ] || die "patches/series names $p, which does not exist"
 	in_series[$p]=1
 done
@@ -161,21 +276,17 @@ wgit read-tree "$base"
 parent=$base
 first_author=
 declare -A placeholders=([$RH_PLACEHOLDER_EMAIL]=1)
-for p in "${series[@]}"; do
+
+# stage_patch P: apply patches/P and its new files to the index.
+stage_patch() {
+	local p=$1 f sha mode out
 	wgit mailinfo "$tmp/msg" "$tmp/patch" <"$repo/patches/$p" >"$tmp/info" ||
 		die "patches/$p: not a patch with a mail header (run dev/tree.sh export)"
-	a_name=$(sed -n 's/^Author: //p' "$tmp/info")
-	a_mail=$(sed -n 's/^Email: //p' "$tmp/info")
-	a_date=$(sed -n 's/^Date: //p' "$tmp/info")
-	subj=$(sed -n 's/^Subject: //p' "$tmp/info")
-	[ -n "$a_name" ] && [ -n "$subj" ] || die "patches/$p: no author or subject"
-	if [ -n "$ident" ] && rh_ident_problem "$a_name" "$a_mail" >/dev/null; then
-		placeholders[$a_mail]=1
-		a_name=$r_name a_mail=$r_email
-	fi
-	[ -n "$first_author" ] || first_author="$a_name <$a_mail>"
 	if [ -s "$tmp/patch" ] && ! out=$(wgit apply --cached "$tmp/patch" 2>&1); then
 		echo "$out" | sed 's/^/    /' >&2
+		if [ -n "$topic" ]; then
+			die "patches/$p does not apply on top of the previous ones of topic $topic and the topics it needs (${needed:-none}): does it belong to another topic, or does $topic need one more?"
+		fi
 		die "patches/$p does not apply on top of the previous ones"
 	fi
 	for f in "${files[@]}"; do
@@ -189,6 +300,30 @@ for p in "${series[@]}"; do
 		fi
 		wgit update-index --add --cacheinfo "$mode,$sha,$f"
 	done
+}
+
+# The series a topic needs, as one commit on the base that is not emitted.
+if [ ${#pre[@]} -gt 0 ]; then
+	for p in "${pre[@]}"; do stage_patch "$p"; done
+	base=$(GIT_AUTHOR_NAME=rdma-ha GIT_AUTHOR_EMAIL=$RH_PLACEHOLDER_EMAIL \
+		GIT_COMMITTER_NAME=rdma-ha GIT_COMMITTER_EMAIL=$RH_PLACEHOLDER_EMAIL \
+		GIT_AUTHOR_DATE="$RH_FIXED_DATE" GIT_COMMITTER_DATE="$RH_FIXED_DATE" \
+		wgit commit-tree "$(wgit write-tree)" -p "$base" \
+		-m "base + the series of $(echo $needed)")
+	parent=$base
+fi
+for p in "${series[@]}"; do
+	stage_patch "$p"
+	a_name=$(sed -n 's/^Author: //p' "$tmp/info")
+	a_mail=$(sed -n 's/^Email: //p' "$tmp/info")
+	a_date=$(sed -n 's/^Date: //p' "$tmp/info")
+	subj=$(sed -n 's/^Subject: //p' "$tmp/info")
+	[ -n "$a_name" ] && [ -n "$subj" ] || die "patches/$p: no author or subject"
+	if [ -n "$ident" ] && rh_ident_problem "$a_name" "$a_mail" >/dev/null; then
+		placeholders[$a_mail]=1
+		a_name=$r_name a_mail=$r_email
+	fi
+	[ -n "$first_author" ] || first_author="$a_name <$a_mail>"
 	{ echo "$subj"; if [ -s "$tmp/msg" ]; then echo; cat "$tmp/msg"; fi; } >"$tmp/message"
 	if [ -n "$ident" ]; then
 		rh_signoff "$ident" <"$tmp/message" >"$tmp/message.signed"
@@ -200,11 +335,14 @@ for p in "${series[@]}"; do
 		wgit commit-tree "$tree" -p "$parent" -F "$tmp/message")
 done
 unset GIT_INDEX_FILE
-wgit update-ref refs/heads/series "$parent"
-wgit update-ref refs/tags/base "$base"
+# refs: series and base, or series-TOPIC and base-TOPIC
+ref_sfx=${topic:+-$topic}
+wgit update-ref "refs/heads/series$ref_sfx" "$parent"
+wgit update-ref "refs/tags/base$ref_sfx" "$base"
 
 # The cover letter's text.
-tmpl=$repo/patches/cover-letter.txt
+tmpl=$repo/patches/cover-letter${topic:+-$topic}.txt
+[ -z "$topic" ] || [ -f "$tmpl" ] || die "topic $topic has no cover letter ${tmpl#$repo/}"
 kver=$(rh_kernel_version)
 if [ -f "$tmpl" ]; then
 	grep -v '^#' "$tmpl" >"$tmp/cover"
@@ -236,7 +374,7 @@ find "$outdir" -maxdepth 1 -type f -name '*.patch' -delete
 committer=${ident:-$first_author}
 GIT_COMMITTER_NAME=${committer% <*} GIT_COMMITTER_EMAIL=$(echo "$committer" | sed 's/.*<\(.*\)>/\1/') \
 	wgit format-patch -q -M --abbrev=12 --cover-letter --thread --subject-prefix="$prefix" \
-	${reroll:+-v "$reroll"} --encode-email-headers -o "$outdir" "$base..series"
+	${reroll:+-v "$reroll"} --encode-email-headers -o "$outdir" "$base..series$ref_sfx"
 cover=$(ls "$outdir"/*0000-cover-letter.patch)
 awk -v subj="$cover_subject" -v body="$tmp/cover.body" '
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
@@ -249,7 +387,7 @@ if [ ${#local_files[@]} -gt 0 ]; then
 fi
 
 status=0
-mapfile -t commits < <(wgit rev-list --reverse "$base..series")
+mapfile -t commits < <(wgit rev-list --reverse "$base..series$ref_sfx")
 mapfile -t emitted < <(ls "$outdir"/*.patch | grep -v -- '-cover-letter\.patch$')
 [ ${#commits[@]} = ${#series[@]} ] && [ ${#emitted[@]} = ${#series[@]} ] ||
 	die "${#series[@]} patches, but ${#commits[@]} commits and ${#emitted[@]} files emitted"
@@ -469,7 +607,7 @@ if [ "$check_build" = 1 ]; then
 	}
 	mkdir -p "$bobj"
 	i=0
-	for c in $(wgit rev-list --reverse "$base..series"); do
+	for c in $(wgit rev-list --reverse "$base..series$ref_sfx"); do
 		i=$((i + 1))
 		subj=$(wgit log -1 --format=%s "$c")
 		git -C "$bsrc" checkout -q -f --detach "$c"
