@@ -265,6 +265,17 @@ console_watch() {
 # other guests beside it).  KVM guests skip the check for the same
 # reason; the timer does work once QEMU gets the CPU.
 cmdline="console=ttyS0 panic=-1 bonding.max_bonds=0 no_timer_check"
+# tsc=unstable: the scenarios keep time in jiffies (above), and that must
+# not depend on luck.  On a busy host the PIT calibration of the TSC can
+# succeed with a wrong result ("Detected 617.180 MHz" against the host's
+# 2596, seen at load 30): the guest's clock then ran four times too fast,
+# its timeouts fired early and a barrier gave up on its peer after 60 s
+# of real time.  Not when the caller chose a TSC mode (the benchmarks'
+# tsc=reliable, which tsc=unstable would override).
+case " $append " in
+*" tsc="*) ;;
+*) cmdline="$cmdline tsc=unstable" ;;
+esac
 if [ "$mode" = kunit ]; then
 	cmdline="$cmdline kunit.enable=1 rdma_ha.kunit=1"
 	[ -z "$filter" ] || cmdline="$cmdline kunit.filter_glob=$filter"
