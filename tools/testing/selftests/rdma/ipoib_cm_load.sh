@@ -7,9 +7,25 @@
 # their defaults (5 s x 3); for RC and then UC connections, LOAD_S seconds
 # of back-to-back verified TCP transfers from a to b plus a ping stream
 # both ways.  No connection may be torn down: no peer declared dead, no
-# failed send, every transfer verified.  60 s is four detection bounds
+# failed send, every transfer verified; nor stall: no run of unanswered
+# pings as long as the keepalive bound.  60 s is four detection bounds
 # per connection type.  (An RC receive connection that the switch to UC
 # left without a sender is reaped before the UC load and not counted.)
+#
+# Nothing crosses the switch between the two phases: the pings of a phase
+# run until both guests are done with its load (they are asked for far
+# more than LOAD_S and stopped at the barrier), and each guest switches
+# its policy only once both have checked the RC phase.  A ping still
+# running on one guest when the other switched made that guest resolve
+# its peer's address anew (its own address change flushes its ARP
+# entries): the one switched to uc learnt the RC-only address of the
+# other and connected to it over RC, as it must, and the other learnt the
+# new address and opened a second RC connection beside the first; the
+# RC connection made that way lives, probed and answered, until the IPoIB
+# neighbour of the old address is garbage collected, 60-90 s later.
+# Timed by each guest's own clock, the pings did cross the switch: under
+# load a guest's clock falls behind by seconds (b's by 8 s in the 65 s of
+# the RC phase, in a cold check).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
@@ -19,6 +35,7 @@ res=0
 need_cmd /usr/sbin/tc
 nic_setup eth1 "$MY_IP"
 ib_up rc 5000 3
+KA_BOUND=15	# 5 s x 3
 tc qdisc add dev eth0 root netem loss "$LOSS" ||
 	skip "no netem (CONFIG_NET_SCH_NETEM) in this kernel"
 log "eth0: $(tc qdisc show dev eth0)"
@@ -27,14 +44,52 @@ blob=$(md5sum </tmp/blob | cut -d' ' -f1)
 barrier up
 wait_ping "$PEER_IB" 60
 
+# ping_stop NAME: stop the ping stream of phase NAME and log what it lost
+# and where, and the longest run of unanswered pings, which must stay
+# below the keepalive bound: a connection that carries nothing for that
+# long must have been declared dead, and none may be.  Most of the pings
+# "lost" on RC are not lost on the connection: the guest's kernel gets
+# nearly every echo reply (Icmp InEchoReps), but busybox ping's raw
+# socket, which also gets a copy of the peer's 50 echo requests a second,
+# has a receive buffer of 2 x 9168 bytes (SO_RCVBUF 2 x size + 7 KiB),
+# room for very few IPoIB-CM receive buffers, and drops the replies that
+# RC delivers in bursts after each retransmission.
+ping_stop() {
+	local gap
+	log "ping's socket dropped $(cat /proc/net/raw /proc/net/icmp 2>/dev/null |
+		awk '$NF ~ /^[0-9]+$/ { d += $NF } END { print d + 0 }') ICMP messages"
+	kill -INT $pp 2>/dev/null
+	wait $pp
+	grep 'packets transmitted' /tmp/ping-$1.log
+	log "icmp: $(awk '/^Icmp:/ {
+			if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next }
+			print "echo requests in", $c["InEchos"], "replies out",
+			      $c["OutEchoReps"], "replies in", $c["InEchoReps"]
+		}' /proc/net/snmp)"
+	gap=$(awk '/ packets transmitted/ { sent = $1 }
+		/ bytes from .*seq=/ {
+			sub(/.*seq=/, ""); sub(/ .*/, "")
+			if ($1 - last - 1 > gap) gap = $1 - last - 1
+			last = $1 + 0
+		}
+		END {
+			if (sent - last - 1 > gap) gap = sent - last - 1
+			printf "%.2f\n", gap * 0.02
+		}' last=-1 /tmp/ping-$1.log)
+	echo "RDMA-HA-MEASURE: ping-gap-$1 $gap"
+	awk -v g="$gap" -v b="$KA_BOUND" 'BEGIN { exit !(g < b) }' ||
+		{ log "FAIL: $1: no ping answered for $gap s (bound $KA_BOUND s)"; res=1; }
+}
+
 # load NAME PORT: LOAD_S seconds of transfers a -> b and pings both ways.
 # A transfer refused while b restarts its listener is tried again; any
 # other failure (a reset, a 60 s stall) fails the phase.
 load() {
-	local n=0 bad=0 refused=0 end sums port=$2
+	local n=0 bad=0 refused=0 end sums port=$2 pp
 	barrier "load-$1"
-	ping -q -i 0.02 -s 1000 -w "$LOAD_S" "$PEER_IB" >/tmp/ping-$1.log 2>&1 &
-	local pp=$!
+	# until both are done with the load: stopped at load-$1-done
+	ping -i 0.02 -s 1000 -w $((LOAD_S + 120)) "$PEER_IB" >/tmp/ping-$1.log 2>&1 &
+	pp=$!
 	if [ "$ROLE" = b ]; then
 		: >/tmp/sums-$1
 		(
@@ -46,6 +101,7 @@ load() {
 		) &
 		local lp=$!
 		barrier "load-$1-done" $((LOAD_S + 120))
+		ping_stop "$1"
 		# a's nc ends at its end of file, not when all its data has
 		# arrived: let the last transfer drain (the next listener
 		# starts with an empty file)
@@ -71,6 +127,7 @@ load() {
 			fi
 		done
 		barrier "load-$1-done" 120
+		ping_stop "$1"
 		nc_recv $((port + 1)) /tmp/peer-sums-$1 30 &
 		local sp=$!
 		barrier "load-$1-sums"
@@ -84,8 +141,6 @@ load() {
 		! grep -q -v "$blob" /tmp/peer-sums-$1 ||
 			{ log "FAIL: $1 transfers"; res=1; }
 	fi
-	wait $pp
-	tail -n 2 /tmp/ping-$1.log | head -n 1
 	cm_stats "$1"
 	expect cm_ka_tx_dead -eq 0
 	expect cm_ka_rx_dead -eq "$rx_dead0"
@@ -95,6 +150,8 @@ load() {
 
 rx_dead0=0
 load rc 9700
+# both checked the RC phase: now nothing of it is in flight
+barrier switch
 ib_policy uc
 barrier uc
 wait_ping "$PEER_IB" 60
