@@ -12,6 +12,8 @@ export OUT ?= $(CURDIR)/out
 # FRESH=1: repeat guest runs whose inputs passed before (see dev/check.sh)
 export RDMA_HA_FRESH = $(FRESH)
 # LANES=N: guest runs at once (default 2, see dev/check.sh)
+# KASAN=1: also the guest runs of the KASAN kernel (see dev/check.sh)
+export RDMA_HA_KASAN = $(KASAN)
 ifneq ($(LANES),)
 export RDMA_HA_LANES = $(LANES)
 endif
@@ -26,7 +28,8 @@ help:
 	@echo "make demo        build the patched kernel, run the failover demo, print the timeline"
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
 	@echo "                 (FRESH=1: also repeat guest runs that passed with identical inputs;"
-	@echo "                  LANES=N: N guest runs at once, default 2)"
+	@echo "                  LANES=N: N guest runs at once, default 2;"
+	@echo "                  KASAN=1: also the scenarios of the KASAN kernel)"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel"
 	@echo "make vmtest T=x[,y]  QEMU scenarios (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# build-kernel.sh stock|patched release|debug [extra make args]
+# build-kernel.sh stock|patched release|debug|kasan [extra make args]
 #
 # Builds out/TREE/build-VARIANT/arch/x86/boot/bzImage out of tree (O=), from
 # allnoconfig plus the test machine's config fragment(s), through ccache.
@@ -17,7 +17,7 @@ tree=${1:?usage: $0 stock|patched release|debug}
 variant=${2:?usage: $0 stock|patched release|debug}
 shift 2
 case "$tree" in stock|patched) ;; *) die "unknown tree $tree" ;; esac
-case "$variant" in release|debug) ;; *) die "unknown variant $variant" ;; esac
+case "$variant" in release|debug|kasan) ;; *) die "unknown variant $variant" ;; esac
 
 need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache cpio xz-utils patch
 "$(dirname "$0")/prepare-src.sh" "$tree"
@@ -25,8 +25,11 @@ need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache cpio xz-utils patc
 src=$OUT/$tree/src
 obj=$OUT/$tree/build-$variant
 frags="$RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/kernel.config"
-[ "$variant" = debug ] &&
+[ "$variant" = release ] ||
 	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/debug.config"
+# kasan: the debug variant with KASAN
+[ "$variant" != kasan ] ||
+	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/kasan.config"
 # Options of the series itself (KUnit suites, test devices) exist only in
 # the patched tree.
 [ "$tree" = patched ] &&

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME[,NAME...]]
-#          [--kernel stock|patched|debian]
+#          [--kernel stock|patched|debian|kasan]
 #
 # The whole test suite: the series applies and round-trips, static checks
 # on everything the project adds or changes (checkpatch --strict, sparse,
@@ -203,9 +203,13 @@ build_kernels() {
 	# only scenarios to run: only the kernels they run on (KUnit and the
 	# static checks need both)
 	if [ "$ONLY" = vm ]; then
-		kernels=$(selected_kernels | grep -xE 'patched|stock')
+		kernels=$(selected_kernels | grep -xE 'patched|stock|kasan')
 	fi
 	for t in $kernels; do
+		if [ "$t" = kasan ]; then
+			run_check build/patched-kasan "$RDMA_HA_ROOT/dev/build-kernel.sh" patched kasan
+			continue
+		fi
 		run_check "build/$t-debug" "$RDMA_HA_ROOT/dev/build-kernel.sh" "$t" debug ||
 			continue
 		if [ "$t" = stock ]; then
@@ -425,6 +429,7 @@ build_initramfs_debian() {
 kernel_image() {
 	case "$1" in
 	debian) echo "$DEB_VMLINUZ" ;;
+	kasan) echo "$OUT/patched/build-kasan/arch/x86/boot/bzImage" ;;
 	*) echo "$OUT/$1/build-debug/arch/x86/boot/bzImage" ;;
 	esac
 }
@@ -433,6 +438,15 @@ initrd() {
 	debian) echo "$OUT/initramfs-debian.cpio" ;;
 	*) echo "$OUT/initramfs.cpio" ;;
 	esac
+}
+
+# kasan_lane: the guest runs of the KASAN kernel (kernel=...,kasan in a
+# scenario's header) are on: make check KASAN=1, or --kernel kasan.  Not
+# in the default check: the KASAN build is one more whole kernel (about
+# as long as the patched debug build, with every object instrumented),
+# which the 45-minute budget of a cold check does not hold.
+kasan_lane() {
+	[ "${RDMA_HA_KASAN:-0}" = 1 ] || [ "$KERNEL_KIND" = kasan ]
 }
 
 # selected_kernels: the kernel kinds the selected scenarios run on (both
@@ -450,7 +464,7 @@ selected_kernels() {
 		selected "$name" || continue
 		scenario_meta "$s" kernel patched | tr ',' '\n' |
 			grep -x "${KERNEL_KIND:-.*}" | tr '+' '\n'
-	done | sort -u
+	done | sort -u | { if kasan_lane; then cat; else grep -vx kasan; fi; }
 }
 
 # may_skip NAME: scenario NAME declares why it may skip in a check
@@ -713,9 +727,10 @@ boot_panic_selftest() (
 
 # kind_group KIND: when a full check can boot KIND (see the main part):
 # 1 with the patched kernel alone, 2 with Debian's kernel and the DKMS
-# modules too, 3 with the stock kernel.
+# modules too, 3 with the stock kernel, 4 with the patched KASAN kernel.
 kind_group() {
 	case "+$1+" in
+	*+kasan+*) echo 4 ;;
 	*+stock+*) echo 3 ;;
 	*+debian+*) echo 2 ;;
 	*) echo 1 ;;
@@ -747,6 +762,7 @@ run_ready() {
 	case $(kind_group "$1") in
 	2) [ -e "$BG_READY.debian" ] || ! kill -0 "$BG_PID" 2>/dev/null ;;
 	3) [ -e "$BG_READY.stock" ] || ! kill -0 "$BG_PID" 2>/dev/null ;;
+	4) [ -e "$BG_READY.kasan" ] || ! kill -0 "$BG_PID" 2>/dev/null ;;
 	*) true ;;
 	esac
 }
@@ -894,6 +910,7 @@ run_scenarios() {
 		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
 		for k in $kernels; do
 			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
+			[ "$k" != kasan ] || kasan_lane || continue
 			runs+=("$(kind_group "$k") $name $k")
 		done
 	done
@@ -928,6 +945,10 @@ background_work() {
 	run_check build/stock-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" stock debug &&
 		run_check build/stock-pristine stock_pristine
 	touch "$BG_READY.stock"
+	if kasan_lane; then
+		run_check build/patched-kasan "$RDMA_HA_ROOT/dev/build-kernel.sh" patched kasan
+	fi
+	touch "$BG_READY.kasan"
 	chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 ||
 		renice -n 19 -p "$BASHPID" >/dev/null
 	: >"$rt"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=1200 kernel=patched smp=2
+# rdma-ha: guests=2 timeout=1200 kernel=patched,kasan smp=2
 #
 # RDMA CM HA modes under churn, on the debug kernel (lockdep, kmemleak,
 # debug objects; the runner fails the scenario on any splat or leak), with

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=600 kernel=patched
+# rdma-ha: guests=2 timeout=600 kernel=patched,kasan
 #
 # IPoIB connected mode over UC (RFC 4755), on the soft InfiniBand device:
 #  1. both ends "uc": UC connections both ways; pings with large payloads

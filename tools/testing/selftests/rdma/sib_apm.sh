@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=400 kernel=patched
+# rdma-ha: guests=2 timeout=400 kernel=patched,kasan
 #
 # Automatic path migration (IB APM) of an RC connection between the sib0
 # ports of two guests (drivers/infiniband/sw/rxe/rxe_apm.c), with user

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=420 kernel=patched smp=2
+# rdma-ha: guests=2 timeout=420 kernel=patched,kasan smp=2
 #
 # What an ordinary user and another host can do to rxe and the soft
 # InfiniBand device (review soft-ib-0006-0010-0015-0016, issue 18), with
