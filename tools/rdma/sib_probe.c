@@ -38,6 +38,16 @@
  *      (and destination QPN N), "dst none" if none comes in S seconds.
  *      I is put in promiscuous mode: frames to other MACs are seen too.
  *
+ *  sib_probe smp --dev D (--dlid L | --dr P) --attr A [--mod M]
+ *                [--method M] [--class-version V] [--timeout-ms T]
+ *      (root) one SMP through ib_umad from port 1 of D: LID-routed to
+ *      LID L, or directed-route along P ("0" = the port itself, "0,1" =
+ *      out of port 1 to the node at the other end; up to 70 hops, more
+ *      than the 63 IBA allows).  Prints "status 0xSSSS" (the MAD status,
+ *      without the direction bit) and "data" with the first 16 bytes of
+ *      the attribute, or "no answer".  Exit 0 answered, 1 no answer, 3
+ *      the MAD layer refused to send it ("refused: ERRNO").
+ *
  * SIB_PROBE_NOBODY=1 runs the probe as uid/gid 65534 with no groups.
  * Exit status: 0 done, 1 assertion failed, 2 usage or verbs error.
  */
@@ -60,6 +70,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <infiniband/verbs.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <rdma/ib_user_mad.h>
 
 #define GSI_QKEY	0x80010000u
 #define MAD_LEN		256
@@ -312,8 +325,9 @@ static int do_ud_send(int argc, char **argv)
 		{ "wr-qkey", 1, NULL, 'w' }, { "path-bits", 1, NULL, 'b' },
 		{ "count", 1, NULL, 'n' }, { }
 	};
-	uint32_t qp_qkey = 0x22222222, wr_qkey = 0x22222222, qpn = 0;
+	uint32_t qp_qkey = 0x22222222, wr_qkey = 0x22222222;
 	unsigned int bits = 0, count = 1, i;
+	long qpn = -1;
 	const char *dev = NULL;
 	struct ibv_ah *ah;
 	uint16_t dlid = 0;
@@ -332,7 +346,7 @@ static int do_ud_send(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (!dev || !dlid || !qpn || !count)
+	if (!dev || !dlid || qpn < 0 || qpn > 0xffffff || !count)
 		return 2;
 	open_dev(&c, dev, 16, 64, qp_qkey);
 	ah = lid_ah(&c, dlid, bits);
@@ -343,7 +357,7 @@ static int do_ud_send(int argc, char **argv)
 		got += drain(&c, 1, 3000);
 	}
 	printf("ud-send: %u to LID 0x%x QPN %u, qp qkey 0x%x wr qkey 0x%x path bits 0x%x: %d completion(s)\n",
-	       count, dlid, qpn, qp_qkey, wr_qkey, bits, got);
+	       count, dlid, (unsigned int)qpn, qp_qkey, wr_qkey, bits, got);
 	return got == (int)count ? 0 : 2;
 }
 
@@ -775,6 +789,142 @@ static int do_raw(int argc, char **argv, bool send)
 	return 1;
 }
 
+/* ---- SMPs through ib_umad ----------------------------------------------- */
+
+/* the umad device of port 1 of @dev */
+static int umad_open(const char *dev)
+{
+	char path[128], name[64];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband_mad/umad%d/ibdev", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		fclose(f);
+		name[strcspn(name, "\n")] = 0;
+		if (strcmp(name, dev))
+			continue;
+		snprintf(path, sizeof(path), "/dev/infiniband/umad%d", i);
+		return open(path, O_RDWR);
+	}
+	errno = ENODEV;
+	return -1;
+}
+
+static int do_smp(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dev", 1, NULL, 'd' }, { "dlid", 1, NULL, 'l' },
+		{ "dr", 1, NULL, 'p' }, { "attr", 1, NULL, 'a' },
+		{ "mod", 1, NULL, 'm' }, { "method", 1, NULL, 'M' },
+		{ "class-version", 1, NULL, 'v' },
+		{ "timeout-ms", 1, NULL, 't' }, { }
+	};
+	unsigned int attr = 0, mod = 0, method = 1, cver = 1, tmo = 1000;
+	const char *dev = NULL, *dr = NULL;
+	struct ib_user_mad_reg_req reg = { };
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_LEN];
+	struct ib_user_mad *um = (struct ib_user_mad *)buf;
+	uint8_t *mad = buf + sizeof(struct ib_user_mad);
+	uint8_t path[80] = { };
+	unsigned int hops = 0, i;
+	struct pollfd pfd;
+	uint16_t dlid = 0;
+	int opt, fd, n;
+
+	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'l': dlid = num(optarg); break;
+		case 'p': dr = optarg; break;
+		case 'a': attr = num(optarg); break;
+		case 'm': mod = num(optarg); break;
+		case 'M': method = num(optarg); break;
+		case 'v': cver = num(optarg); break;
+		case 't': tmo = num(optarg); break;
+		default: return 2;
+		}
+	}
+	if (!dev || !attr || !dlid == !dr)
+		return 2;
+	if (dr) {
+		char *copy = strdup(dr), *tok, *save = NULL;
+
+		/* "0,1,...": the first entry is the port itself */
+		for (tok = strtok_r(copy, ",", &save), i = 0; tok;
+		     tok = strtok_r(NULL, ",", &save), i++) {
+			if (i >= sizeof(path))
+				return 2;
+			path[i] = num(tok);
+		}
+		free(copy);
+		if (!i)
+			return 2;
+		hops = i - 1;
+	}
+
+	fd = umad_open(dev);
+	if (fd < 0)
+		die("umad device");
+	if (ioctl(fd, IB_USER_MAD_ENABLE_PKEY))
+		die("IB_USER_MAD_ENABLE_PKEY");
+	reg.qpn = 0;
+	reg.mgmt_class = dr ? 0x81 : 0x01;
+	reg.mgmt_class_version = 1;
+	if (ioctl(fd, IB_USER_MAD_REGISTER_AGENT, &reg))
+		die("IB_USER_MAD_REGISTER_AGENT");
+
+	memset(buf, 0, sizeof(buf));
+	um->hdr.id = reg.id;
+	um->hdr.timeout_ms = tmo;
+	um->hdr.lid = htons(dr ? 0xffff : dlid);
+	um->hdr.pkey_index = 0;
+	mad[0] = 1;				/* base version */
+	mad[1] = reg.mgmt_class;
+	mad[2] = cver;
+	mad[3] = method;
+	put_be32(mad + 12, 0x5eb0 + getpid());	/* TID, low half */
+	put_be16(mad + 16, attr);
+	put_be32(mad + 20, mod);
+	if (dr) {
+		mad[7] = hops;			/* hop count; hop pointer 0 */
+		put_be16(mad + 32, 0xffff);	/* DrSLID */
+		put_be16(mad + 34, 0xffff);	/* DrDLID */
+		if (hops < 64)
+			memcpy(mad + 128, path, hops + 1);
+	}
+	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		printf("refused: %s\n", strerror(errno));
+		return 3;
+	}
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, tmo + 2000) != 1) {
+		printf("no answer\n");
+		return 1;
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n < (int)sizeof(struct ib_user_mad) + 64)
+		die("read");
+	if (um->hdr.status) {
+		printf("no answer (%s)\n", strerror(um->hdr.status));
+		return 1;
+	}
+	printf("status 0x%04x\n", (mad[4] << 8 | mad[5]) & 0x7fff);
+	printf("data");
+	for (i = 0; i < 16; i++)
+		printf(" %02x", mad[64 + i]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -797,6 +947,8 @@ int main(int argc, char **argv)
 		return do_raw(argc - 1, argv + 1, true);
 	if (!strcmp(argv[1], "sniff"))
 		return do_raw(argc - 1, argv + 1, false);
+	if (!strcmp(argv[1], "smp"))
+		return do_smp(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sqe-race"))
 		return do_race(argc - 1, argv + 1);
 	fprintf(stderr, "sib_probe: unknown command %s\n", argv[1]);

@@ -192,7 +192,9 @@ static void rxe_ib_lid_collision(struct rxe_dev *rxe, const u8 *mac)
 	} while (lid != old && xa_load(&ib->neigh, lid));
 	WRITE_ONCE(ib->lid, lid);
 	rxe->port.attr.lid = lid;
-	rxe->port.attr.sm_lid = lid;
+	/* with no subnet manager the port is its own SM (rxe_sa.c) */
+	if (rxe->port.attr.sm_lid == old)
+		WRITE_ONCE(rxe->port.attr.sm_lid, lid);
 	spin_unlock(&ib->lid_lock);
 
 	rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM: moved to LID 0x%x\n",
@@ -501,7 +503,8 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	skb_reset_network_header(skb);
 	len += sizeof(*lrh);
 
-	lrh->vl_lver = 0;
+	/* SMPs travel on VL15, everything else on VL0 */
+	lrh->vl_lver = pkt->qp && qp_type(pkt->qp) == IB_QPT_SMI ? 0xf0 : 0;
 	lrh->sl_lnh = (iav->sl & 0xf) << 4 | lnh;
 	lrh->dlid = cpu_to_be16(iav->dlid);
 	lrh->pktlen = cpu_to_be16(len / 4);
@@ -563,7 +566,10 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 		return 0;
 	}
 
-	if (rxe_ib_lid_is_mcast(dlid))
+	/* the permissive LID is no group: it names the port at the other
+	 * end of the link (directed-route SMPs)
+	 */
+	if (rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE)
 		rxe_ib_mcast_loop(skb, pkt);
 
 	rxe_ib_dmac(pkt->rxe->ib, dlid, dmac);

@@ -96,10 +96,11 @@ struct rxe_ib_av {
 /**
  * struct rxe_ib - state of the InfiniBand mode of an rxe device
  * @lid: the port's LID, derived from the GUID at creation; it moves when
- *	another port on the segment uses it (rxe_ib_lid_collision()).  Read
+ *	another port on the segment uses it (rxe_ib_lid_collision()) or a
+ *	subnet manager assigns another (rxe_sma.c).  Read
  *	with READ_ONCE() anywhere, written under @lid_lock
  * @lid_lock: serialises the moves of @lid and of the port attributes'
- *	LID and SM LID
+ *	LID and SM LID (a collision, or the subnet manager through the SMA)
  * @ndev: the underlying netdevice, held for the life of the device so the
  *	packet path (also in softirq context) needs no lookup
  * @ndev_tracker: tracks the reference on @ndev

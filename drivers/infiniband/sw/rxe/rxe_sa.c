@@ -815,6 +815,16 @@ out:
 	ib_free_recv_mad(recv_wc);
 }
 
+/*
+ * sib_builtin_sa=N: soft IB devices created from then on get no built-in
+ * SA; the SA class is left to a subnet manager such as OpenSM, which
+ * configures the ports through their SMA (rxe_sma.c).
+ */
+static bool sib_builtin_sa = true;
+module_param(sib_builtin_sa, bool, 0644);
+MODULE_PARM_DESC(sib_builtin_sa,
+		 "soft InfiniBand devices created from now on answer SA queries in the kernel (default Y); N leaves the SA class to a subnet manager");
+
 static int rxe_sa_add_one(struct ib_device *dev)
 {
 	struct ib_mad_reg_req reg_req = {
@@ -830,7 +840,7 @@ static int rxe_sa_add_one(struct ib_device *dev)
 	    !rdma_cap_ib_sa(dev, RXE_PORT))
 		return -EOPNOTSUPP;
 	rxe = container_of(dev, struct rxe_dev, ib_dev);
-	if (!rxe_is_ib(rxe))
+	if (!rxe_is_ib(rxe) || !READ_ONCE(sib_builtin_sa))
 		return -EOPNOTSUPP;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);

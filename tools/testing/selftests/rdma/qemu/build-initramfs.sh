@@ -6,9 +6,11 @@
 # Builds the initramfs of the rdma-ha QEMU test machine from the host's
 # Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
-# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), plus the
+# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery, smpquery,
+# ibnetdiscover, sminfo), opensm (unpacked, not installed), plus the
 # project's programs (every executable in $TOOLS_DIR, default out/tools)
-# and the scenarios of tools/testing/selftests/rdma/*.sh (into /selftests).
+# and the scenarios of tools/testing/selftests/rdma/*.sh (into
+# /selftests).
 #
 # Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
 # Real tools keep their Debian paths; a busybox applet link is made only
@@ -97,12 +99,29 @@ for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
 	 /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong \
 	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
 	 /usr/bin/ibv_srq_pingpong /usr/sbin/ibstat /usr/sbin/saquery \
-	 /usr/sbin/smpquery \
+	 /usr/sbin/smpquery /usr/sbin/ibnetdiscover /usr/sbin/sminfo \
 	 /usr/bin/rdma; do
 	# every one is in a package installed above: a missing one is an
 	# error here, not a scenario that skips (or passes) without it
 	stage_file "$f"
 done
+# OpenSM (sib_opensm): Debian's opensm and its libraries, unpacked from
+# their packages, not installed: installing the package would start a
+# subnet manager service on the host.
+osm=$root/out/debian/opensm
+if [ ! -x "$osm/root/usr/sbin/opensm" ]; then
+	rm -rf "$osm"
+	mkdir -p "$osm"
+	(cd "$osm" && apt-get download opensm libopensm9 libosmcomp5 \
+		libosmvendor5) >&2 || die "apt-get download of opensm failed"
+	for d in "$osm"/*.deb; do
+		dpkg-deb -x "$d" "$osm/root" || die "unpacking $d failed"
+	done
+fi
+for f in "$osm"/root/usr/lib/$MULTIARCH/lib*.so.*; do
+	stage_file "$f" "/usr/lib/$MULTIARCH/$(basename "$f")"
+done
+stage_file "$osm/root/usr/sbin/opensm" /usr/sbin/opensm
 # iproute2's ip: Debian installs it as /bin/ip and /sbin/ip.
 stage_file /usr/sbin/ip /usr/sbin/ip
 ln -s ../sbin/ip "$stage/usr/bin/ip"

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Soft InfiniBand: the subnet management agent (SMA) of a soft IB port.
+ *
+ * The MAD layer hands every SMP for the port to the device's process_mad
+ * op: directed-route SMPs that end at the port (local ones before they
+ * reach a QP, see handle_outgoing_dr_smp()), and SMPs that arrive on QP0
+ * from the wire, LID-routed or directed-route (after core/smi.c moved the
+ * hop pointer).  The SMA answers SubnGet and SubnSet from what the port
+ * really has, as the SMAs of qib and hfi1 do, and the MAD layer sends the
+ * answer back along the return path.  Only what a one-port channel
+ * adapter with one GUID, one P_Key (0xFFFF) and one data VL needs is
+ * supported; the rest gets the MAD status of an SMA that lacks it.
+ * See Documentation/infiniband/soft_ib.rst.
+ */
+
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+#include <kunit/visibility.h>
+
+#include "rxe.h"
+#include "rxe_loc.h"
+
+#define RXE_SMA_WIDTH_SUPPORTED		(IB_WIDTH_1X | IB_WIDTH_4X)
+#define RXE_SMA_SPEED_SUPPORTED		IB_SPEED_SDR
+#define RXE_SMA_LINKDOWN_POLL		2
+/* VL0 only: VLCap and OperationalVLs 1 */
+#define RXE_SMA_VLS			1
+/* 4.096 us * 2^14 = 67 ms to answer, for a guest under emulation */
+#define RXE_SMA_RESP_TIME		14
+
+/* MAD status of an SMP's answer (IBA 13.4.7) */
+#define RXE_SMA_BAD_VERSION	cpu_to_be16(IB_MGMT_MAD_STATUS_BAD_VERSION)
+#define RXE_SMA_UNSUP_METHOD	cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD)
+#define RXE_SMA_UNSUP_METH_ATTR	\
+	cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB)
+#define RXE_SMA_INVALID_FIELD	\
+	cpu_to_be16(IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE)
+
+static int rxe_sma_reply(struct ib_smp *smp)
+{
+	smp->method = IB_MGMT_METHOD_GET_RESP;
+	if (smp->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		smp->status |= IB_SMP_DIRECTION;
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+static int rxe_sma_reply_status(struct ib_smp *smp, __be16 status)
+{
+	smp->status |= status;
+	return rxe_sma_reply(smp);
+}
+
+/*
+ * The M_Key check of IBA 14.2.4: a Set, a TrapRepress or (protection level
+ * 2 and 3) a Get that carries the wrong M_Key is counted and dropped
+ * without an answer.  No lease: a wrong M_Key never expires the
+ * protection.
+ */
+static bool rxe_sma_mkey_ok(struct rxe_dev *rxe, struct ib_smp *smp,
+			    int mad_flags)
+{
+	struct rxe_port *port = &rxe->port;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&port->port_lock, flags);
+	ok = (mad_flags & IB_MAD_IGNORE_MKEY) || !port->sma.mkey ||
+	     port->sma.mkey == smp->mkey ||
+	     (smp->method == IB_MGMT_METHOD_GET && port->sma.mkey_prot < 2);
+	if (!ok && port->sma.mkey_violations != 0xffff)
+		port->sma.mkey_violations++;
+	spin_unlock_irqrestore(&port->port_lock, flags);
+
+	return ok;
+}
+
+static int rxe_sma_get_node_desc(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	if (smp->attr_mod)
+		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+
+	memcpy(smp->data, rxe->ib_dev.node_desc, IB_DEVICE_NODE_DESC_MAX);
+	return rxe_sma_reply(smp);
+}
+
+static int rxe_sma_get_node_info(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	u32 vendor = rxe->attr.vendor_id;
+
+	if (smp->attr_mod)
+		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+
+	memset(smp->data, 0, sizeof(smp->data));
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = 1;
+	ni->node_type = RDMA_NODE_IB_CA;
+	ni->num_ports = rxe->ib_dev.phys_port_cnt;
+	ni->sys_guid = rxe->attr.sys_image_guid;
+	ni->node_guid = rxe->ib_dev.node_guid;
+	ni->port_guid = rxe->port.port_guid;
+	ni->partition_cap = cpu_to_be16(rxe->port.attr.pkey_tbl_len);
+	ni->device_id = cpu_to_be16(rxe->attr.vendor_part_id);
+	ni->revision = cpu_to_be32(rxe->attr.hw_ver);
+	ni->local_port_num = RXE_PORT;
+	ni->vendor_id[0] = vendor >> 16;
+	ni->vendor_id[1] = vendor >> 8;
+	ni->vendor_id[2] = vendor;
+	return rxe_sma_reply(smp);
+}
+
+static int rxe_sma_get_guid_info(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	__be64 *guid = (__be64 *)smp->data;
+
+	memset(smp->data, 0, sizeof(smp->data));
+	/* one block of eight GUIDs, of which the port has one */
+	if (smp->attr_mod)
+		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+
+	guid[0] = rxe->port.port_guid;
+	return rxe_sma_reply(smp);
+}
+
+static int rxe_sma_get_pkey_table(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	__be16 *pkey = (__be16 *)smp->data;
+
+	memset(smp->data, 0, sizeof(smp->data));
+	/* block 0 of 32 entries; the table holds the default P_Key only */
+	if (be32_to_cpu(smp->attr_mod) & 0xffff)
+		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+
+	pkey[0] = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	return rxe_sma_reply(smp);
+}
+
+static int rxe_sma_get_sl_to_vl(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	memset(smp->data, 0, sizeof(smp->data));
+	/* every SL on VL0, the only data VL */
+	return rxe_sma_reply(smp);
+}
+
+/* the PortInfo attribute modifier: 0 (the port the SMP came in on) or 1 */
+static bool rxe_sma_port_ok(struct ib_smp *smp)
+{
+	return be32_to_cpu(smp->attr_mod) <= RXE_PORT;
+}
+
+/* the largest IB MTU the netdevice carries, as rxe_set_mtu() finds it */
+static enum ib_mtu rxe_sma_mtu_cap(struct rxe_dev *rxe)
+{
+	struct net_device *ndev = rxe->ib->ndev;
+	enum ib_mtu mtu;
+
+	if (!ndev)
+		return rxe->port.attr.max_mtu;
+
+	mtu = eth_mtu_int_to_enum(READ_ONCE(ndev->mtu));
+	return mtu ? min_t(enum ib_mtu, mtu, rxe->port.attr.max_mtu) :
+		     IB_MTU_256;
+}
+
+static u8 rxe_sma_phys_state(struct rxe_dev *rxe, enum ib_port_state state)
+{
+	struct net_device *ndev = rxe->ib->ndev;
+
+	if (state == IB_PORT_ACTIVE)
+		return IB_PORT_PHYS_STATE_LINK_UP;
+	if (ndev && (dev_get_flags(ndev) & IFF_UP))
+		return IB_PORT_PHYS_STATE_POLLING;
+	return IB_PORT_PHYS_STATE_DISABLED;
+}
+
+static int rxe_sma_get_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
+	struct rxe_port *port = &rxe->port;
+	struct ib_port_attr *attr = &port->attr;
+	u8 lwe, lse, lsd, rereg;
+	unsigned long flags;
+
+	if (!rxe_sma_port_ok(smp))
+		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+
+	/* a Set's answer keeps the ClientReregister bit it carried */
+	rereg = smp->method == IB_MGMT_METHOD_SET ?
+		pi->clientrereg_resv_subnetto & 0x80 : 0;
+	memset(smp->data, 0, sizeof(smp->data));
+
+	spin_lock_irqsave(&port->port_lock, flags);
+	/* protection level 1 hides the M_Key from a Get without it */
+	if (!(smp->method == IB_MGMT_METHOD_GET && port->sma.mkey_prot == 1 &&
+	      port->sma.mkey != smp->mkey))
+		pi->mkey = port->sma.mkey;
+	pi->mkey_lease_period = cpu_to_be16(port->sma.mkey_lease_period);
+	pi->mkey_violations = cpu_to_be16(port->sma.mkey_violations);
+	pi->mkeyprot_resv_lmc = port->sma.mkey_prot << 6 | attr->lmc;
+	lwe = port->sma.link_width_enabled ?: RXE_SMA_WIDTH_SUPPORTED;
+	lse = port->sma.link_speed_enabled ?: RXE_SMA_SPEED_SUPPORTED;
+	lsd = port->sma.link_down_default ?: RXE_SMA_LINKDOWN_POLL;
+	pi->pkey_violations = cpu_to_be16(attr->bad_pkey_cntr);
+	pi->qkey_violations = cpu_to_be16(attr->qkey_viol_cntr);
+	spin_unlock_irqrestore(&port->port_lock, flags);
+
+	pi->gid_prefix = READ_ONCE(port->subnet_prefix);
+	pi->lid = cpu_to_be16(READ_ONCE(rxe->ib->lid));
+	pi->sm_lid = cpu_to_be16(READ_ONCE(attr->sm_lid));
+	pi->cap_mask = cpu_to_be32(READ_ONCE(attr->port_cap_flags));
+	pi->local_port_num = RXE_PORT;
+	pi->link_width_enabled = lwe;
+	pi->link_width_supported = RXE_SMA_WIDTH_SUPPORTED;
+	pi->link_width_active = attr->active_width;
+	pi->linkspeed_portstate = RXE_SMA_SPEED_SUPPORTED << 4 |
+				  (READ_ONCE(attr->state) & 0xf);
+	pi->portphysstate_linkdown =
+		rxe_sma_phys_state(rxe, READ_ONCE(attr->state)) << 4 | lsd;
+	pi->linkspeedactive_enabled = attr->active_speed << 4 | lse;
+	pi->neighbormtu_mastersmsl = READ_ONCE(attr->active_mtu) << 4 |
+				     (READ_ONCE(attr->sm_sl) & 0xf);
+	pi->vlcap_inittype = RXE_SMA_VLS << 4;
+	pi->inittypereply_mtucap = rxe_sma_mtu_cap(rxe);
+	pi->operationalvl_pei_peo_fpi_fpo = RXE_SMA_VLS << 4;
+	pi->guid_cap = attr->gid_tbl_len;
+	pi->clientrereg_resv_subnetto = rereg |
+					(READ_ONCE(attr->subnet_timeout) & 0x1f);
+	pi->resv_resptimevalue = RXE_SMA_RESP_TIME;
+
+	return rxe_sma_reply(smp);
+}
+
+static void rxe_sma_event(struct rxe_dev *rxe, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &rxe->ib_dev,
+		.element.port_num = RXE_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/* the unicast LIDs: 0x0001-0xBFFF */
+static bool rxe_sma_lid_ok(u16 lid)
+{
+	return lid && lid <= RXE_IB_LID_UCAST_MAX;
+}
+
+/**
+ * rxe_sma_chk_port_info() - check a SubnSet(PortInfo) against what a soft
+ *			     IB port can be set to
+ * @rxe: the device
+ * @pi: the PortInfo of the Set
+ *
+ * A soft IB port has LMC 0, one data VL, the speeds and widths it
+ * reports as supported, and a state that follows its netdevice's
+ * carrier: the SM may leave the state alone (NOP) or confirm ACTIVE on
+ * an active port; it cannot arm, take down or disable it.
+ *
+ * Return: true when every field may be applied
+ */
+static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
+				  const struct ib_port_info *pi)
+{
+	u8 state = pi->linkspeed_portstate & 0xf;
+	u8 phys = pi->portphysstate_linkdown >> 4;
+	u8 lsd = pi->portphysstate_linkdown & 0xf;
+	u8 lwe = pi->link_width_enabled;
+	u8 lse = pi->linkspeedactive_enabled & 0xf;
+	u8 vls = pi->operationalvl_pei_peo_fpi_fpo >> 4;
+	int mtu = pi->neighbormtu_mastersmsl >> 4;
+
+	if (!rxe_sma_lid_ok(be16_to_cpu(pi->lid)) ||
+	    !rxe_sma_lid_ok(be16_to_cpu(pi->sm_lid)))
+		return false;
+	if ((pi->mkeyprot_resv_lmc & 0x7) != RXE_IB_LMC)
+		return false;
+	if (lwe && lwe != 0xff && (lwe & ~RXE_SMA_WIDTH_SUPPORTED))
+		return false;
+	if (lse && lse != 0xf && (lse & ~RXE_SMA_SPEED_SUPPORTED))
+		return false;
+	if (lsd > RXE_SMA_LINKDOWN_POLL)
+		return false;
+	if (vls > RXE_SMA_VLS)
+		return false;
+	if (mtu < IB_MTU_256 || mtu > rxe_sma_mtu_cap(rxe))
+		return false;
+	if (phys)
+		return false;
+	if (state != IB_PORT_NOP &&
+	    !(state == IB_PORT_ACTIVE &&
+	      READ_ONCE(rxe->port.attr.state) == IB_PORT_ACTIVE))
+		return false;
+
+	return true;
+}
+
+/*
+ * SubnSet(PortInfo), IBA 14.2.5.6: what the SM assigns (LID, SM LID and
+ * SL, M_Key, subnet prefix and timeout, MTU, enables) takes effect and is
+ * announced with the events the ULPs follow (LID_CHANGE, SM_CHANGE,
+ * GID_CHANGE, CLIENT_REREGISTER).  A Set with a field the port cannot
+ * take changes nothing and gets the invalid-field status.  The answer is
+ * the PortInfo the port then has.
+ */
+static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
+	struct rxe_port *port = &rxe->port;
+	struct ib_port_attr *attr = &port->attr;
+	u16 lid = be16_to_cpu(pi->lid);
+	u16 sm_lid = be16_to_cpu(pi->sm_lid);
+	u8 sm_sl = pi->neighbormtu_mastersmsl & 0xf;
+	u8 mtu = pi->neighbormtu_mastersmsl >> 4;
+	bool lid_changed, sm_changed, gid_changed;
+	unsigned long flags;
+
+	if (!rxe_sma_port_ok(smp))
+		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+
+	if (!rxe_sma_chk_port_info(rxe, pi)) {
+		smp->status |= RXE_SMA_INVALID_FIELD;
+		return rxe_sma_get_port_info(rxe, smp);
+	}
+
+	spin_lock_irqsave(&rxe->ib->lid_lock, flags);
+	lid_changed = rxe->ib->lid != lid;
+	WRITE_ONCE(rxe->ib->lid, lid);
+	attr->lid = lid;
+	sm_changed = attr->sm_lid != sm_lid || attr->sm_sl != sm_sl;
+	WRITE_ONCE(attr->sm_lid, sm_lid);
+	WRITE_ONCE(attr->sm_sl, sm_sl);
+	spin_unlock_irqrestore(&rxe->ib->lid_lock, flags);
+
+	spin_lock_irqsave(&port->port_lock, flags);
+	port->sma.mkey = pi->mkey;
+	port->sma.mkey_lease_period = be16_to_cpu(pi->mkey_lease_period);
+	port->sma.mkey_prot = pi->mkeyprot_resv_lmc >> 6;
+	if (pi->link_width_enabled)
+		port->sma.link_width_enabled =
+			pi->link_width_enabled & RXE_SMA_WIDTH_SUPPORTED;
+	if (pi->linkspeedactive_enabled & 0xf)
+		port->sma.link_speed_enabled =
+			pi->linkspeedactive_enabled & RXE_SMA_SPEED_SUPPORTED;
+	if (pi->portphysstate_linkdown & 0xf)
+		port->sma.link_down_default = pi->portphysstate_linkdown & 0xf;
+	if (!pi->mkey_violations)
+		port->sma.mkey_violations = 0;
+	if (!pi->pkey_violations)
+		attr->bad_pkey_cntr = 0;
+	if (!pi->qkey_violations)
+		attr->qkey_viol_cntr = 0;
+	WRITE_ONCE(attr->subnet_timeout, pi->clientrereg_resv_subnetto & 0x1f);
+	gid_changed = port->subnet_prefix != pi->gid_prefix;
+	WRITE_ONCE(port->subnet_prefix, pi->gid_prefix);
+	/* the MTU of the link, as the SM found it for both ends */
+	WRITE_ONCE(attr->active_mtu, mtu);
+	port->mtu_cap = ib_mtu_enum_to_int(mtu);
+	spin_unlock_irqrestore(&port->port_lock, flags);
+
+	if (lid_changed)
+		rxe_sma_event(rxe, IB_EVENT_LID_CHANGE);
+	if (sm_changed)
+		rxe_sma_event(rxe, IB_EVENT_SM_CHANGE);
+	if (gid_changed)
+		rxe_sma_event(rxe, IB_EVENT_GID_CHANGE);
+	if (pi->clientrereg_resv_subnetto & 0x80)
+		rxe_sma_event(rxe, IB_EVENT_CLIENT_REREGISTER);
+
+	return rxe_sma_get_port_info(rxe, smp);
+}
+
+/* SubnSet(PKeyTable): the port can be a full member of the default
+ * partition only; entries beyond its one-entry table are ignored.
+ */
+static int rxe_sma_set_pkey_table(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	__be16 *pkey = (__be16 *)smp->data;
+
+	if (!(be32_to_cpu(smp->attr_mod) & 0xffff) &&
+	    pkey[0] != cpu_to_be16(IB_DEFAULT_PKEY_FULL))
+		smp->status |= RXE_SMA_INVALID_FIELD;
+
+	return rxe_sma_get_pkey_table(rxe, smp);
+}
+
+/* SubnSet(GUIDInfo): the port GUID is read only, the port has no other */
+static int rxe_sma_set_guid_info(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	return rxe_sma_get_guid_info(rxe, smp);
+}
+
+/* SubnSet(SLtoVLMappingTable): VL0 is the only data VL */
+static int rxe_sma_set_sl_to_vl(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	if (memchr_inv(smp->data, 0, 8))
+		smp->status |= RXE_SMA_INVALID_FIELD;
+
+	return rxe_sma_get_sl_to_vl(rxe, smp);
+}
+
+/*
+ * SMInfo belongs to the port's subnet manager: with the IsSM capability
+ * (set by an SM through ib_umad's issm device) the MAD goes on to its
+ * agent; without one there is no such attribute here.
+ */
+static int rxe_sma_sm_info(struct rxe_dev *rxe, struct ib_smp *smp)
+{
+	u32 cap = READ_ONCE(rxe->port.attr.port_cap_flags);
+
+	if (cap & IB_PORT_SM_DISABLED)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	if (cap & IB_PORT_SM)
+		return IB_MAD_RESULT_SUCCESS;
+
+	return rxe_sma_reply_status(smp, RXE_SMA_UNSUP_METH_ATTR);
+}
+
+/**
+ * rxe_sma_process_smp() - the SMA's answer to an SMP
+ * @rxe: the device, a soft IB device
+ * @mad_flags: IB_MAD_IGNORE_MKEY or 0
+ * @in: the SMP
+ * @out: the answer, when there is one
+ *
+ * Context: any; takes the port's spinlocks with interrupts off.
+ * Return: IB_MAD_RESULT_* flags as the process_mad op returns them:
+ * SUCCESS | REPLY with the answer in @out, SUCCESS for an SMP the SMA
+ * leaves to the MAD agents (responses, traps, SMInfo for the port's SM),
+ * SUCCESS | CONSUMED for one it drops (wrong M_Key, TrapRepress).
+ */
+VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, int mad_flags,
+					 const struct ib_mad *in,
+					 struct ib_mad *out)
+{
+	struct ib_smp *smp = (struct ib_smp *)out;
+
+	/* the agents take the responses and the traps */
+	if (in->mad_hdr.method & IB_MGMT_METHOD_RESP ||
+	    in->mad_hdr.method == IB_MGMT_METHOD_TRAP)
+		return IB_MAD_RESULT_SUCCESS;
+
+	*out = *in;
+	if (smp->base_version != IB_MGMT_BASE_VERSION ||
+	    smp->class_version != 1)
+		return rxe_sma_reply_status(smp, RXE_SMA_BAD_VERSION);
+
+	if (!rxe_sma_mkey_ok(rxe, smp, mad_flags))
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+
+	switch (smp->method) {
+	case IB_MGMT_METHOD_GET:
+		switch (smp->attr_id) {
+		case IB_SMP_ATTR_NODE_DESC:
+			return rxe_sma_get_node_desc(rxe, smp);
+		case IB_SMP_ATTR_NODE_INFO:
+			return rxe_sma_get_node_info(rxe, smp);
+		case IB_SMP_ATTR_GUID_INFO:
+			return rxe_sma_get_guid_info(rxe, smp);
+		case IB_SMP_ATTR_PORT_INFO:
+			return rxe_sma_get_port_info(rxe, smp);
+		case IB_SMP_ATTR_PKEY_TABLE:
+			return rxe_sma_get_pkey_table(rxe, smp);
+		case IB_SMP_ATTR_SL_TO_VL_TABLE:
+			return rxe_sma_get_sl_to_vl(rxe, smp);
+		case IB_SMP_ATTR_SM_INFO:
+			return rxe_sma_sm_info(rxe, smp);
+		default:
+			return rxe_sma_reply_status(smp,
+						    RXE_SMA_UNSUP_METH_ATTR);
+		}
+	case IB_MGMT_METHOD_SET:
+		switch (smp->attr_id) {
+		case IB_SMP_ATTR_PORT_INFO:
+			return rxe_sma_set_port_info(rxe, smp);
+		case IB_SMP_ATTR_PKEY_TABLE:
+			return rxe_sma_set_pkey_table(rxe, smp);
+		case IB_SMP_ATTR_GUID_INFO:
+			return rxe_sma_set_guid_info(rxe, smp);
+		case IB_SMP_ATTR_SL_TO_VL_TABLE:
+			return rxe_sma_set_sl_to_vl(rxe, smp);
+		case IB_SMP_ATTR_SM_INFO:
+			return rxe_sma_sm_info(rxe, smp);
+		default:
+			return rxe_sma_reply_status(smp,
+						    RXE_SMA_UNSUP_METH_ATTR);
+		}
+	case IB_MGMT_METHOD_TRAP_REPRESS:
+		/* the port sends no traps; TrapRepress has no answer */
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	default:
+		return rxe_sma_reply_status(smp, RXE_SMA_UNSUP_METHOD);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_process_smp);
+
+static int rxe_sma_process_mad(struct ib_device *ibdev, int mad_flags,
+			       u32 port_num, const struct ib_wc *in_wc,
+			       const struct ib_grh *in_grh,
+			       const struct ib_mad *in, struct ib_mad *out,
+			       size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	switch (in->mad_hdr.mgmt_class) {
+	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
+	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
+		if (port_num != RXE_PORT)
+			return IB_MAD_RESULT_FAILURE;
+		return rxe_sma_process_smp(to_rdev(ibdev), mad_flags, in, out);
+	default:
+		/* not the SMA's: the MAD agents take it */
+		return IB_MAD_RESULT_SUCCESS;
+	}
+}
+
+static const struct ib_device_ops rxe_sma_dev_ops = {
+	.process_mad = rxe_sma_process_mad,
+};
+
+/**
+ * rxe_sma_set_device_ops() - give a soft IB device its SMA
+ * @rxe: the device, a soft IB device not registered yet
+ */
+void rxe_sma_set_device_ops(struct rxe_dev *rxe)
+{
+	ib_set_device_ops(&rxe->ib_dev, &rxe_sma_dev_ops);
+}
+
+/**
+ * rxe_sma_rcv_ok() - whether a packet to or from QP0 may be received
+ * @pkt: a packet for a soft IB port, its BTH parsed
+ *
+ * As on an InfiniBand link, SMPs travel on VL15, the management VL, to
+ * QP0, and nothing else does; the permissive DLID is for SMPs only.  A
+ * packet looped back from the port itself has no wire to check.
+ *
+ * Return: true when the packet may go on to its QP
+ */
+bool rxe_sma_rcv_ok(struct rxe_pkt_info *pkt)
+{
+	const struct rxe_ib_lrh *lrh;
+	bool vl15, to_qp0;
+
+	if (pkt->mask & RXE_LOOPBACK_MASK)
+		return true;
+
+	lrh = (const struct rxe_ib_lrh *)skb_network_header(PKT_TO_SKB(pkt));
+	vl15 = (lrh->vl_lver >> 4) == 15;
+	to_qp0 = bth_qpn(pkt) == 0;
+	if (vl15 != to_qp0)
+		return false;
+
+	return to_qp0 || be16_to_cpu(lrh->dlid) != RXE_IB_LID_PERMISSIVE;
+}

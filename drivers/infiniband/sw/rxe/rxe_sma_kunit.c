@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit tests for the subnet management agent of soft InfiniBand ports:
+ * the MAD status of every kind of SMP, the attributes' contents, the
+ * SubnSet(PortInfo) fields a soft port refuses, the M_Key rules and
+ * random SMPs (seeded: rxe_sma_kunit.seed= replays a run).
+ */
+
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+
+#include "rxe.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static u64 seed;
+module_param(seed, ullong, 0444);
+MODULE_PARM_DESC(seed, "seed of the random SMP case (0: a random one)");
+
+#define TEST_LID	0x5a17
+#define TEST_GUID	0x525400fffe105a17ULL
+#define TEST_PREFIX	0xfe80000000000000ULL
+
+#define REPLY		(IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY)
+#define PASS_ON		IB_MAD_RESULT_SUCCESS
+#define DROP		(IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED)
+
+static int rxe_sma_test_init(struct kunit *test)
+{
+	struct rxe_dev *rxe = kunit_kzalloc(test, sizeof(*rxe), GFP_KERNEL);
+	struct ib_port_attr *attr;
+
+	KUNIT_ASSERT_NOT_NULL(test, rxe);
+	rxe->ib = kunit_kzalloc(test, sizeof(*rxe->ib), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rxe->ib);
+	spin_lock_init(&rxe->ib->lid_lock);
+	spin_lock_init(&rxe->port.port_lock);
+	rxe->ib->lid = TEST_LID;
+
+	attr = &rxe->port.attr;
+	attr->state = IB_PORT_ACTIVE;
+	attr->lid = TEST_LID;
+	attr->sm_lid = TEST_LID;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_4096;
+	attr->pkey_tbl_len = 1;
+	attr->gid_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->active_width = IB_WIDTH_4X;
+	attr->active_speed = IB_SPEED_SDR;
+	attr->subnet_timeout = 18;
+	rxe->port.port_guid = cpu_to_be64(TEST_GUID);
+	rxe->port.subnet_prefix = cpu_to_be64(TEST_PREFIX);
+	rxe->ib_dev.node_guid = cpu_to_be64(TEST_GUID);
+	rxe->ib_dev.phys_port_cnt = 1;
+	strscpy(rxe->ib_dev.node_desc, "sib test", sizeof(rxe->ib_dev.node_desc));
+	rxe->attr.sys_image_guid = cpu_to_be64(TEST_GUID);
+	rxe->attr.vendor_id = 0xffffff;
+
+	test->priv = rxe;
+	return 0;
+}
+
+static void mad_init(struct ib_smp *smp, u8 class, u8 method, __be16 attr,
+		     u32 mod)
+{
+	memset(smp, 0, sizeof(struct ib_mad));
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = class;
+	smp->class_version = 1;
+	smp->method = method;
+	smp->attr_id = attr;
+	smp->attr_mod = cpu_to_be32(mod);
+	smp->tid = cpu_to_be64(0x1122334455667788ULL);
+	smp->hop_ptr = 2;
+	smp->hop_cnt = 1;
+	smp->dr_slid = IB_LID_PERMISSIVE;
+	smp->dr_dlid = IB_LID_PERMISSIVE;
+}
+
+static int process(struct kunit *test, struct ib_smp *in, struct ib_smp *out)
+{
+	memset(out, 0xa5, sizeof(struct ib_mad));
+	return rxe_sma_process_smp(test->priv, 0, (struct ib_mad *)in,
+				   (struct ib_mad *)out);
+}
+
+struct rxe_sma_status_case {
+	const char *name;
+	u8 class, base, cver, method;
+	u16 attr;
+	u32 mod;
+	int ret;
+	u16 status;
+};
+
+#define LR	IB_MGMT_CLASS_SUBN_LID_ROUTED
+#define DR	IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE
+#define GET	IB_MGMT_METHOD_GET
+#define SET	IB_MGMT_METHOD_SET
+
+static const struct rxe_sma_status_case status_cases[] = {
+	{ "get NodeInfo LID-routed", LR, 1, 1, GET, 0x11, 0, REPLY, 0 },
+	{ "get NodeInfo directed", DR, 1, 1, GET, 0x11, 0, REPLY, 0x8000 },
+	{ "get NodeInfo modifier 1", LR, 1, 1, GET, 0x11, 1, REPLY, 0x1c },
+	{ "get NodeDescription", DR, 1, 1, GET, 0x10, 0, REPLY, 0x8000 },
+	{ "get NodeDescription modifier", LR, 1, 1, GET, 0x10, 5, REPLY, 0x1c },
+	{ "get PortInfo port 0", LR, 1, 1, GET, 0x15, 0, REPLY, 0 },
+	{ "get PortInfo port 1", LR, 1, 1, GET, 0x15, 1, REPLY, 0 },
+	{ "get PortInfo port 2", DR, 1, 1, GET, 0x15, 2, REPLY, 0x801c },
+	{ "get GUIDInfo block 0", LR, 1, 1, GET, 0x14, 0, REPLY, 0 },
+	{ "get GUIDInfo block 1", LR, 1, 1, GET, 0x14, 1, REPLY, 0x1c },
+	{ "get PKeyTable block 0", LR, 1, 1, GET, 0x16, 0, REPLY, 0 },
+	{ "get PKeyTable block 1", LR, 1, 1, GET, 0x16, 1, REPLY, 0x1c },
+	{ "get SLtoVL", LR, 1, 1, GET, 0x17, 0, REPLY, 0 },
+	{ "get SMInfo, no SM", LR, 1, 1, GET, 0x20, 0, REPLY, 0x0c },
+	{ "get SwitchInfo", LR, 1, 1, GET, 0x12, 0, REPLY, 0x0c },
+	{ "get VLArbitration", LR, 1, 1, GET, 0x18, 0, REPLY, 0x0c },
+	{ "get unknown attribute", DR, 1, 1, GET, 0x1234, 0, REPLY, 0x800c },
+	{ "set NodeInfo", LR, 1, 1, SET, 0x11, 0, REPLY, 0x0c },
+	{ "set unknown attribute", LR, 1, 1, SET, 0xff00, 0, REPLY, 0x0c },
+	{ "set PKeyTable without 0xffff", LR, 1, 1, SET, 0x16, 0, REPLY, 0x1c },
+	{ "set SLtoVL all VL0", LR, 1, 1, SET, 0x17, 0, REPLY, 0 },
+	{ "set PortInfo LID 0", LR, 1, 1, SET, 0x15, 0, REPLY, 0x1c },
+	{ "unknown method", LR, 1, 1, 0x10, 0x11, 0, REPLY, 0x08 },
+	{ "class version 2", LR, 1, 2, GET, 0x11, 0, REPLY, 0x04 },
+	{ "base version 2", DR, 2, 1, GET, 0x11, 0, REPLY, 0x8004 },
+	{ "a GetResp", DR, 1, 1, IB_MGMT_METHOD_GET_RESP, 0x11, 0, PASS_ON, 0 },
+	{ "a Trap", LR, 1, 1, IB_MGMT_METHOD_TRAP, 0x02, 0, PASS_ON, 0 },
+	{ "a TrapRepress", LR, 1, 1, IB_MGMT_METHOD_TRAP_REPRESS, 0x02, 0, DROP, 0 },
+};
+
+static void status_case_desc(const struct rxe_sma_status_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(status, status_cases, status_case_desc);
+
+static void rxe_sma_test_status(struct kunit *test)
+{
+	const struct rxe_sma_status_case *c = test->param_value;
+	struct ib_smp *in, *out;
+	int ret;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	mad_init(in, c->class, c->method, cpu_to_be16(c->attr), c->mod);
+	in->base_version = c->base;
+	in->class_version = c->cver;
+
+	ret = process(test, in, out);
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	if (ret != REPLY)
+		return;
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), c->status);
+	KUNIT_EXPECT_EQ(test, out->method, IB_MGMT_METHOD_GET_RESP);
+	/* what the MAD layer routes the answer by is kept */
+	KUNIT_EXPECT_EQ(test, out->mgmt_class, c->class);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(out->tid), be64_to_cpu(in->tid));
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->attr_id),
+			be16_to_cpu(in->attr_id));
+	KUNIT_EXPECT_EQ(test, out->hop_ptr, in->hop_ptr);
+	KUNIT_EXPECT_EQ(test, out->hop_cnt, in->hop_cnt);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->dr_slid),
+			be16_to_cpu(in->dr_slid));
+	/* the LID-routed PortInfo LID 0 Set leaves the port's LID alone */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(((struct rxe_dev *)test->priv)->ib->lid),
+			TEST_LID);
+}
+
+static void rxe_sma_test_contents(struct kunit *test)
+{
+	struct ib_smp *in, *out;
+	struct ib_node_info *ni;
+	struct ib_port_info *pi;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+
+	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_INFO, 0);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	ni = (struct ib_node_info *)out->data;
+	KUNIT_EXPECT_EQ(test, ni->node_type, RDMA_NODE_IB_CA);
+	KUNIT_EXPECT_EQ(test, ni->num_ports, 1);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->node_guid), TEST_GUID);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->port_guid), TEST_GUID);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->sys_guid), TEST_GUID);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(ni->partition_cap), 1);
+	KUNIT_EXPECT_EQ(test, ni->local_port_num, 1);
+	KUNIT_EXPECT_EQ(test, ni->vendor_id[0], 0xff);
+
+	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_DESC, 0);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_STREQ(test, (char *)out->data, "sib test");
+
+	mad_init(in, LR, GET, IB_SMP_ATTR_GUID_INFO, 0);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(((__be64 *)out->data)[0]), TEST_GUID);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(((__be64 *)out->data)[1]), 0);
+
+	mad_init(in, LR, GET, IB_SMP_ATTR_PKEY_TABLE, 0);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(((__be16 *)out->data)[0]), 0xffff);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(((__be16 *)out->data)[1]), 0);
+
+	mad_init(in, DR, GET, IB_SMP_ATTR_PORT_INFO, 1);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	pi = (struct ib_port_info *)out->data;
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), TEST_LID);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->sm_lid), TEST_LID);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pi->gid_prefix), TEST_PREFIX);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(pi->cap_mask), IB_PORT_CM_SUP);
+	KUNIT_EXPECT_EQ(test, pi->local_port_num, 1);
+	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, pi->portphysstate_linkdown >> 4,
+			IB_PORT_PHYS_STATE_LINK_UP);
+	KUNIT_EXPECT_EQ(test, pi->mkeyprot_resv_lmc & 7, 0);
+	KUNIT_EXPECT_EQ(test, pi->neighbormtu_mastersmsl >> 4, IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, pi->inittypereply_mtucap & 0xf, IB_MTU_4096);
+	KUNIT_EXPECT_EQ(test, pi->link_width_active, IB_WIDTH_4X);
+	KUNIT_EXPECT_EQ(test, pi->clientrereg_resv_subnetto & 0x1f, 18);
+	KUNIT_EXPECT_EQ(test, pi->guid_cap, 1);
+}
+
+/* a Set of the PortInfo the port has, with @edit applied */
+static int set_port_info(struct kunit *test, struct ib_smp *in,
+			 struct ib_smp *out,
+			 void (*edit)(struct ib_port_info *pi))
+{
+	mad_init(in, LR, GET, IB_SMP_ATTR_PORT_INFO, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
+	memcpy(in->data, out->data, sizeof(in->data));
+	in->method = SET;
+	((struct ib_port_info *)in->data)->linkspeed_portstate &= 0xf0;
+	((struct ib_port_info *)in->data)->portphysstate_linkdown &= 0x0f;
+	if (edit)
+		edit((struct ib_port_info *)in->data);
+	return process(test, in, out);
+}
+
+static void edit_lid_mcast(struct ib_port_info *pi)
+{
+	pi->lid = cpu_to_be16(0xc000);
+}
+
+static void edit_sm_lid_0(struct ib_port_info *pi)
+{
+	pi->sm_lid = 0;
+}
+
+static void edit_lmc(struct ib_port_info *pi)
+{
+	pi->mkeyprot_resv_lmc |= 1;
+}
+
+static void edit_armed(struct ib_port_info *pi)
+{
+	pi->linkspeed_portstate |= IB_PORT_ARMED;
+}
+
+static void edit_down(struct ib_port_info *pi)
+{
+	pi->linkspeed_portstate |= IB_PORT_DOWN;
+}
+
+static void edit_phys(struct ib_port_info *pi)
+{
+	pi->portphysstate_linkdown |= 3 << 4;
+}
+
+static void edit_mtu(struct ib_port_info *pi)
+{
+	pi->neighbormtu_mastersmsl = 6 << 4;
+}
+
+static void edit_vls(struct ib_port_info *pi)
+{
+	pi->operationalvl_pei_peo_fpi_fpo = 2 << 4;
+}
+
+static void edit_width(struct ib_port_info *pi)
+{
+	pi->link_width_enabled = 4;
+}
+
+static void edit_speed(struct ib_port_info *pi)
+{
+	pi->linkspeedactive_enabled |= 2;
+}
+
+static void edit_lsd(struct ib_port_info *pi)
+{
+	pi->portphysstate_linkdown |= 3;
+}
+
+static void rxe_sma_test_set_refused(struct kunit *test)
+{
+	static void (* const edits[])(struct ib_port_info *pi) = {
+		edit_lid_mcast, edit_sm_lid_0, edit_lmc, edit_armed,
+		edit_down, edit_phys, edit_mtu, edit_vls, edit_width,
+		edit_speed, edit_lsd,
+	};
+	struct rxe_dev *rxe = test->priv;
+	struct ib_smp *in, *out;
+	int i;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+
+	/* the port's own values, ACTIVE confirmed: taken, no event due */
+	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_armed), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
+	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, NULL), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
+
+	for (i = 0; i < ARRAY_SIZE(edits); i++) {
+		rxe->port.sma.mkey_prot = 0;
+		KUNIT_EXPECT_EQ_MSG(test, set_port_info(test, in, out, edits[i]),
+				    REPLY, "edit %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, be16_to_cpu(out->status), 0x1c,
+				    "edit %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, rxe->ib->lid, TEST_LID, "edit %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, rxe->port.attr.active_mtu,
+				    IB_MTU_4096, "edit %d", i);
+	}
+}
+
+static void edit_mkey(struct ib_port_info *pi)
+{
+	pi->mkey = cpu_to_be64(0x1234);
+	pi->mkeyprot_resv_lmc = 1 << 6;
+	pi->clientrereg_resv_subnetto = 14;
+}
+
+static void rxe_sma_test_mkey(struct kunit *test)
+{
+	struct rxe_dev *rxe = test->priv;
+	struct ib_port_info *pi;
+	struct ib_smp *in, *out;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+
+	/* an M_Key, protection level 1, subnet timeout 14 */
+	KUNIT_ASSERT_EQ(test, set_port_info(test, in, out, edit_mkey), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
+	KUNIT_EXPECT_EQ(test, rxe->port.attr.subnet_timeout, 14);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rxe->port.sma.mkey), 0x1234);
+
+	/* a Get without the M_Key is answered, the M_Key hidden */
+	mad_init(in, LR, GET, IB_SMP_ATTR_PORT_INFO, 0);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	pi = (struct ib_port_info *)out->data;
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pi->mkey), 0);
+	KUNIT_EXPECT_EQ(test, pi->mkeyprot_resv_lmc >> 6, 1);
+	/* with it, shown */
+	in->mkey = cpu_to_be64(0x1234);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(pi->mkey), 0x1234);
+
+	/* a Set without it is dropped and counted */
+	mad_init(in, LR, SET, IB_SMP_ATTR_PORT_INFO, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
+	KUNIT_EXPECT_EQ(test, rxe->port.sma.mkey_violations, 1);
+	KUNIT_EXPECT_EQ(test, rxe->port.attr.subnet_timeout, 14);
+
+	/* level 2: a Get without it is dropped too */
+	rxe->port.sma.mkey_prot = 2;
+	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_INFO, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
+	KUNIT_EXPECT_EQ(test, rxe->port.sma.mkey_violations, 2);
+	in->mkey = cpu_to_be64(0x1234);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
+}
+
+/* The SM of the port (IsSM) takes SMInfo; an SM-disabled port drops it. */
+static void rxe_sma_test_sm_info(struct kunit *test)
+{
+	struct rxe_dev *rxe = test->priv;
+	struct ib_smp *in, *out;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	mad_init(in, DR, GET, IB_SMP_ATTR_SM_INFO, 0);
+
+	rxe->port.attr.port_cap_flags |= IB_PORT_SM;
+	KUNIT_EXPECT_EQ(test, process(test, in, out), PASS_ON);
+	rxe->port.attr.port_cap_flags = IB_PORT_SM_DISABLED;
+	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
+}
+
+/*
+ * Random SMPs: an answer or none, never a fault; an answer is a GetResp
+ * of the SMP's class and TID.  Sets of PortInfo are made Gets (a valid one
+ * would raise events on this device, which is not registered).
+ */
+static void rxe_sma_test_random(struct kunit *test)
+{
+	struct rnd_state rnd;
+	struct ib_smp *in, *out;
+	int i, ret;
+
+	if (!seed)
+		seed = get_random_u64() ?: 1;
+	kunit_info(test, "seed %llu (rxe_sma_kunit.seed=%llu replays it)\n",
+		   seed, seed);
+	prandom_seed_state(&rnd, seed);
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+
+	for (i = 0; i < 2000; i++) {
+		prandom_bytes_state(&rnd, in, sizeof(struct ib_mad));
+		/* mostly well-formed headers, so the handlers run */
+		if (i % 4) {
+			in->base_version = IB_MGMT_BASE_VERSION;
+			in->class_version = 1;
+			in->method = (i % 3) ? GET : SET;
+			in->attr_id = cpu_to_be16(0x10 + i % 0x12);
+			in->mkey = 0;
+		}
+		in->mgmt_class = (i & 1) ? LR : DR;
+		if (in->method == SET && in->attr_id == IB_SMP_ATTR_PORT_INFO)
+			in->method = GET;
+
+		ret = process(test, in, out);
+		if (ret == REPLY) {
+			KUNIT_EXPECT_EQ(test, out->method,
+					IB_MGMT_METHOD_GET_RESP);
+			KUNIT_EXPECT_EQ(test, be64_to_cpu(out->tid),
+					be64_to_cpu(in->tid));
+			KUNIT_EXPECT_EQ(test, out->mgmt_class, in->mgmt_class);
+		} else {
+			KUNIT_EXPECT_TRUE(test, ret == PASS_ON || ret == DROP);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ((struct rxe_dev *)test->priv)->ib->lid, TEST_LID);
+}
+
+static struct kunit_case rxe_sma_test_cases[] = {
+	KUNIT_CASE_PARAM(rxe_sma_test_status, status_gen_params),
+	KUNIT_CASE(rxe_sma_test_contents),
+	KUNIT_CASE(rxe_sma_test_set_refused),
+	KUNIT_CASE(rxe_sma_test_mkey),
+	KUNIT_CASE(rxe_sma_test_sm_info),
+	KUNIT_CASE(rxe_sma_test_random),
+	{}
+};
+
+static struct kunit_suite rxe_sma_test_suite = {
+	.name = "rxe_sma",
+	.init = rxe_sma_test_init,
+	.test_cases = rxe_sma_test_cases,
+};
+
+kunit_test_suite(rxe_sma_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the soft InfiniBand subnet management agent");
+MODULE_LICENSE("Dual BSD/GPL");

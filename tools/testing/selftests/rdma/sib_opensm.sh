@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=300 kernel=patched
+#
+# Debian's unmodified opensm manages the two-node soft InfiniBand subnet
+# (issue 18).  Both guests create sib0 with the built-in SA off
+# (rdma_rxe.sib_builtin_sa=N), so the SA class is free for OpenSM; guest
+# a runs opensm bound to its port:
+#  - opensm binds (SMI, SA, PerfMgt, CC classes, IsSM) and becomes MASTER;
+#  - sminfo from a finds it MASTER, at a's LID and port GUID;
+#  - it swept the subnet through the SMAs: b's SM LID is a's LID (its
+#    SubnSet(PortInfo) reached b's port), ibnetdiscover finds both
+#    channel adapters;
+#  - its SA serves both guests over the wire: saquery on b lists the
+#    NodeRecords of both ports;
+#  - IPoIB joins its broadcast group through OpenSM's SA and pings both
+#    ways;
+#  - no kernel warning.
+# The LIDs stay those the ports had (OpenSM keeps valid, unique LIDs).
+# eth1 carries plain IP for the barriers; sib0 runs on eth0.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd rdma sminfo ibnetdiscover saquery opensm
+PORT=/sys/class/infiniband/sib0/ports/1
+IB_IP=198.18.10.$ROLE_NUM
+PEER_IB=198.18.10.$PEER_NUM
+res=0
+bad() { log "FAIL: $*"; res=1; }
+show() {
+	log "port: lid $(cat $PORT/lid) sm_lid $(cat $PORT/sm_lid) state $(cat $PORT/state) cap $(cat $PORT/cap_mask)"
+}
+
+nic_setup eth1 "$MY_IP"
+echo N >/sys/module/rdma_rxe/parameters/sib_builtin_sa ||
+	bad "no module parameter rdma_rxe.sib_builtin_sa"
+sib_add sib0 eth0
+dmesg -c >/dev/null
+show
+LID=$(($(cat $PORT/lid)))
+GUID=0x$(cut -d: -f5-8 $PORT/gids/0 | tr -d :)
+peer_exchange ids "$LID $GUID"
+set -- $PEER_DATA
+PEER_LID=$1 PEER_GUID=$2
+
+if [ "$ROLE" = a ]; then
+	mkdir -p /var/log /var/cache/opensm /etc/opensm
+	# the log is written as it goes, so that SUBNET UP is seen when it is
+	echo "force_log_flush TRUE" >/tmp/osm.conf
+	t0=$(now)
+	opensm -F /tmp/osm.conf -g "$GUID" -f /tmp/osm.log >/tmp/osm.out 2>&1 &
+	opid=$!
+	# MASTER, and a first sweep done (b's SM LID set): within a second
+	# (its log said); 60 s at most
+	end=$(($(mono_watch now | cut -d. -f1) + 60))
+	until grep -q 'SUBNET UP' /tmp/osm.log 2>/dev/null ||
+	      ! kill -0 $opid 2>/dev/null ||
+	      [ "$(mono_watch now | cut -d. -f1)" -ge "$end" ]; do
+		nap 0.5
+	done
+	log "opensm: $(grep -E 'MASTER' /tmp/osm.out | tr '\n' ' ')$(grep -m1 -o 'SUBNET UP' /tmp/osm.log) after $(rel "$t0" "$(now)") s"
+	echo "RDMA-HA-MEASURE: opensm-subnet-up-s $(rel "$t0" "$(now)")"
+	grep -v '^$' /tmp/osm.out | sed 's/^/  osm.out: /' | head -n 20
+	kill -0 $opid 2>/dev/null || bad "opensm exited"
+	grep -q 'Entering MASTER state' /tmp/osm.out ||
+		bad "opensm never entered the MASTER state"
+	grep -q 'SUBNET UP' /tmp/osm.log || bad "opensm never brought the subnet up"
+	grep -E "ERR|bind|SUBNET UP|Entering|HEAVY SWEEP" /tmp/osm.log | head -n 30 | sed 's/^/  osm.log: /'
+	[ $res = 0 ] || tail -n 80 /tmp/osm.log | sed 's/^/  osm.log: /'
+	show
+	sminfo -C sib0 -P 1 >/tmp/sminfo.log 2>&1 || bad "sminfo: rc=$?"
+	sed 's/^/  sminfo: /' /tmp/sminfo.log
+	grep -q "sm lid $LID sm guid $GUID.*SMINFO_MASTER" /tmp/sminfo.log ||
+		bad "sminfo does not show the MASTER SM at LID $LID, GUID $GUID"
+	ibnetdiscover -C sib0 -P 1 >/tmp/netdisc.log 2>&1 || bad "ibnetdiscover: rc=$?"
+	grep -E '^(Ca|\[)' /tmp/netdisc.log | sed 's/^/  ibnetdiscover: /'
+	n=$(grep -c '^Ca' /tmp/netdisc.log)
+	[ "$n" = 2 ] || bad "ibnetdiscover found $n channel adapters, not 2"
+fi
+barrier swept 120
+
+show
+if [ "$ROLE" = b ]; then
+	[ "$(($(cat $PORT/sm_lid)))" = "$PEER_LID" ] ||
+		bad "b's SM LID is $(cat $PORT/sm_lid), not a's LID $PEER_LID"
+	saquery -C sib0 -P 1 >/tmp/nr.log 2>&1 || bad "saquery on b: rc=$?"
+	for g in "$GUID" "$PEER_GUID"; do
+		grep -q "port_guid\.*$g" /tmp/nr.log ||
+			bad "OpenSM's SA gave b no NodeRecord of $g: $(tail -n 3 /tmp/nr.log | tr '\n' ' ')"
+	done
+fi
+[ "$(($(cat $PORT/lid)))" = "$LID" ] || bad "the LID moved from $LID to $(cat $PORT/lid)"
+
+ip link set ib0 up || bad "ib0 up"
+ip addr add "$IB_IP/24" dev ib0 || bad "address on ib0"
+if wait_for 30 ping -c 1 -W 1 "$PEER_IB"; then
+	log "IPoIB ping to $PEER_IB answered"
+else
+	bad "no IPoIB ping to $PEER_IB in 30 s (IPoIB's joins go to OpenSM's SA)"
+fi
+barrier pinged 60
+if [ "$ROLE" = a ]; then
+	# what OpenSM found wrong in its sweeps so far
+	log "opensm: $(grep -c 'SUBNET UP' /tmp/osm.log) sweeps, $(grep -c 'ERR' /tmp/osm.log) errors"
+	grep 'ERR' /tmp/osm.log | sed 's/^[^>]*> //' | sort | uniq -c |
+		sort -rn | head -n 20 | sed 's/^/  osm.log errors: /'
+	kill $opid 2>/dev/null
+	wait $opid 2>/dev/null
+fi
+if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|possible recursive'; then
+	bad "kernel warnings (above)"
+fi
+barrier done
+[ $res = 0 ] && log "PASS"
+exit $res
