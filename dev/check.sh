@@ -69,7 +69,7 @@ setup() {
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
 		libibverbs-dev infiniband-diags socat kmod gcc-12 zstd dwarves \
-		groff-base man-db
+		groff-base man-db nvme-cli fio
 }
 
 # ---- series, round trip -------------------------------------------------

@@ -6,8 +6,8 @@
 # Builds the initramfs of the rdma-ha QEMU test machine from the host's
 # Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
-# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), plus the
-# project's programs (every executable in $TOOLS_DIR, default out/tools)
+# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), nvme-cli
+# and fio (NVMe over Fabrics with verified I/O), plus the project's programs (every executable in $TOOLS_DIR, default out/tools)
 # and the scenarios of tools/testing/selftests/rdma/*.sh (into /selftests).
 #
 # Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
@@ -37,7 +37,7 @@ die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 # Debian packages we take files from; installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
       librdmacm1 rdmacm-utils ibverbs-utils perftest infiniband-diags cpio
-      gcc libc6-dev librdmacm-dev ethtool"
+      gcc libc6-dev librdmacm-dev ethtool nvme-cli fio"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -110,6 +110,11 @@ stage_file /usr/sbin/bridge
 # tc (netem packet loss) and ethtool (-S counters) for the IPoIB scenarios.
 stage_file /usr/sbin/tc
 stage_file /usr/sbin/ethtool
+# NVMe over Fabrics (nvme_failover): nvme-cli connects the host, fio writes
+# and verifies.  Debian's fio links librbd, librados, libgfapi and their
+# libraries (about 80 MB, with BIND_NOW: they cannot be left out).
+stage_file /usr/sbin/nvme
+stage_file /usr/bin/fio
 
 # libibverbs with the rxe provider only (others would only slow probing).
 for f in /usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so; do
