@@ -138,6 +138,9 @@ else
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
 gcc -static -O2 -Wall -o "$stage/usr/bin/fail_nth" "$sel/fail_nth.c"
+# fio's System V shared memory on kernels without CONFIG_SYSVIPC
+gcc -shared -fPIC -O2 -Wall -o "$stage/usr/lib/$MULTIARCH/libshm_shim.so" \
+	"$sel/shm_shim.c"
 # Selftest programs on librdmacm or libibverbs: dynamic, their libraries
 # staged below.
 for p in ucma_ha_setopt:rdmacm rxe_ud_sqe:ibverbs rxe_srq_flush:ibverbs \
