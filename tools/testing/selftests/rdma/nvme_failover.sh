@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=420 kernel=stock,patched
+# rdma-ha: guests=2 timeout=420 kernel=stock,patched initrd=nvme
 #
 # NVMe over Fabrics on RDMA across bond failovers: a kernel consumer of the
 # RDMA CM that sets no HA mode, under the administrator's per-port default

@@ -6,8 +6,9 @@
 # Builds the initramfs of the rdma-ha QEMU test machine from the host's
 # Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
-# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), nvme-cli
-# and fio (NVMe over Fabrics with verified I/O), plus the project's programs (every executable in $TOOLS_DIR, default out/tools)
+# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery), with
+# NVME_TOOLS=1 nvme-cli and fio (NVMe over Fabrics with verified I/O),
+# plus the project's programs (every executable in $TOOLS_DIR, default out/tools)
 # and the scenarios of tools/testing/selftests/rdma/*.sh (into /selftests).
 #
 # Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
@@ -110,11 +111,18 @@ stage_file /usr/sbin/bridge
 # tc (netem packet loss) and ethtool (-S counters) for the IPoIB scenarios.
 stage_file /usr/sbin/tc
 stage_file /usr/sbin/ethtool
-# NVMe over Fabrics (nvme_failover): nvme-cli connects the host, fio writes
-# and verifies.  Debian's fio links librbd, librados, libgfapi and their
-# libraries (about 80 MB, with BIND_NOW: they cannot be left out).
-stage_file /usr/sbin/nvme
-stage_file /usr/bin/fio
+# NVMe over Fabrics (NVME_TOOLS=1, for nvme_failover): nvme-cli connects
+# the host, fio writes and verifies.  Debian's fio links librbd, librados,
+# libgfapi and their libraries (about 80 MB, BIND_NOW: they cannot be left
+# out), which took a guest 4-5 s more to unpack at each boot: only the
+# scenarios that ask for them (initrd=nvme in the header) get them.
+if [ "${NVME_TOOLS:-}" = 1 ]; then
+	stage_file /usr/sbin/nvme
+	stage_file /usr/bin/fio
+	# fio's System V shared memory on kernels without CONFIG_SYSVIPC
+	gcc -shared -fPIC -O2 -Wall -o "$stage/usr/lib/$MULTIARCH/libshm_shim.so" \
+		"$sel/shm_shim.c"
+fi
 
 # libibverbs with the rxe provider only (others would only slow probing).
 for f in /usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so; do
@@ -138,9 +146,6 @@ else
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
 gcc -static -O2 -Wall -o "$stage/usr/bin/fail_nth" "$sel/fail_nth.c"
-# fio's System V shared memory on kernels without CONFIG_SYSVIPC
-gcc -shared -fPIC -O2 -Wall -o "$stage/usr/lib/$MULTIARCH/libshm_shim.so" \
-	"$sel/shm_shim.c"
 # Selftest programs on librdmacm or libibverbs: dynamic, their libraries
 # staged below.
 for p in ucma_ha_setopt:rdmacm rxe_ud_sqe:ibverbs rxe_srq_flush:ibverbs \
