@@ -9,8 +9,7 @@
  * Preloaded (LD_PRELOAD=libshm_shim.so), this library answers shmget()
  * for private segments with shared anonymous memory, which the job
  * processes fio forks share with it as they would the segment.  Nothing
- * else is emulated: keys other than IPC_PRIVATE get ENOSYS, as from the
- * kernel.
+ * else is emulated: keys other than IPC_PRIVATE are refused (EINVAL).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +42,7 @@ int shmget(key_t key, size_t size, int flags)
 
 	(void)flags;
 	if (key != IPC_PRIVATE) {
-		errno = ENOSYS;
+		errno = EINVAL;
 		return -1;
 	}
 	for (i = 0; i < SHM_SHIM_SEGS; i++) {
