@@ -69,7 +69,7 @@ setup() {
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
 		libibverbs-dev infiniband-diags socat kmod gcc-12 zstd dwarves \
-		groff-base man-db
+		groff-base man-db nvme-cli fio
 }
 
 # ---- series, round trip -------------------------------------------------
@@ -414,6 +414,8 @@ dkms_checks() {
 build_initramfs() {
 	run_check tools/build make -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
 	run_check initramfs "$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs.cpio"
+	run_check initramfs/nvme env NVME_TOOLS=1 \
+		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-nvme.cpio"
 }
 
 # The "debian" guests: Debian's modules plus the replacements.
@@ -425,7 +427,10 @@ build_initramfs_debian() {
 		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio"
 }
 
-# kernel_image KIND / initrd KIND: what a guest of kernel KIND boots.
+# kernel_image KIND / initrd KIND [NAME]: what a guest of kernel KIND
+# boots (for scenario NAME: a header's initrd=nvme asks for the initramfs
+# with nvme-cli and fio, which is seven times the size of the other and
+# takes seconds longer to unpack at every boot).
 kernel_image() {
 	case "$1" in
 	debian) echo "$DEB_VMLINUZ" ;;
@@ -436,7 +441,12 @@ kernel_image() {
 initrd() {
 	case "$1" in
 	debian) echo "$OUT/initramfs-debian.cpio" ;;
-	*) echo "$OUT/initramfs.cpio" ;;
+	*)	if [ -n "${2:-}" ] &&
+		   [ "$(scenario_meta "$SELFTESTS/$2.sh" initrd "")" = nvme ]; then
+			echo "$OUT/initramfs-nvme.cpio"
+		else
+			echo "$OUT/initramfs.cpio"
+		fi ;;
 	esac
 }
 
@@ -670,8 +680,8 @@ run_kunit() {
 # vm_run NAME KIND_A KIND_B OUTDIR LOG: one run of scenario NAME.
 vm_run() {
 	"$SELFTESTS/qemu/vm.sh" run --kernel "$(kernel_image "$2")" \
-		--initrd "$(initrd "$2")" --kernel-b "$(kernel_image "$3")" \
-		--initrd-b "$(initrd "$3")" --test "$1" --outdir "$4" >"$5" 2>&1
+		--initrd "$(initrd "$2" "$1")" --kernel-b "$(kernel_image "$3")" \
+		--initrd-b "$(initrd "$3" "$1")" --test "$1" --outdir "$4" >"$5" 2>&1
 }
 
 # debian_boot_panic OUTDIR KIND_A KIND_B: a guest booting Debian's own
@@ -834,14 +844,14 @@ lanes_run() {
 			read -r name k <<<"${!i}"
 			i=$((i + 1))
 			ka=${k%+*} kb=${k#*+}
-			if [ ! -f "$(kernel_image "$ka")" ] || [ ! -f "$(initrd "$ka")" ] ||
-			   [ ! -f "$(kernel_image "$kb")" ] || [ ! -f "$(initrd "$kb")" ]; then
+			if [ ! -f "$(kernel_image "$ka")" ] || [ ! -f "$(initrd "$ka" "$name")" ] ||
+			   [ ! -f "$(kernel_image "$kb")" ] || [ ! -f "$(initrd "$kb" "$name")" ]; then
 				result "vm/$name@$k" FAIL "no kernel or initramfs for $k (see the build, dkms and initramfs checks)"
 				continue
 			fi
 			key=$(verdict_key "vm/$name@$k" \
-				"$(kernel_image "$ka")" "$(initrd "$ka")" \
-				"$(kernel_image "$kb")" "$(initrd "$kb")")
+				"$(kernel_image "$ka")" "$(initrd "$ka" "$name")" \
+				"$(kernel_image "$kb")" "$(initrd "$kb" "$name")")
 			if verdict_cached "$key" "$LOGDIR/vm-$name-$k.log"; then
 				CACHED=$((CACHED + 1))
 				result "vm/$name@$k" PASS "$(verdict_note "$key")"

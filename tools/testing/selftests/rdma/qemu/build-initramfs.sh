@@ -7,9 +7,10 @@
 # Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
 # ibverbs-utils, perftest, infiniband-diags (ibstat, saquery, smpquery,
-# ibnetdiscover, sminfo), opensm (unpacked, not installed), plus the
-# project's programs (every executable in $TOOLS_DIR, default out/tools)
-# and the scenarios of tools/testing/selftests/rdma/*.sh (into
+# ibnetdiscover, sminfo), opensm (unpacked, not installed), with
+# NVME_TOOLS=1 nvme-cli and fio (NVMe over Fabrics with verified I/O),
+# plus the project's programs (every executable in $TOOLS_DIR, default
+# out/tools) and the scenarios of tools/testing/selftests/rdma/*.sh (into
 # /selftests).
 #
 # Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
@@ -39,7 +40,7 @@ die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 # Debian packages we take files from; installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
       librdmacm1 rdmacm-utils ibverbs-utils perftest infiniband-diags cpio
-      gcc libc6-dev librdmacm-dev ethtool"
+      gcc libc6-dev librdmacm-dev ethtool nvme-cli fio"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -129,6 +130,18 @@ stage_file /usr/sbin/bridge
 # tc (netem packet loss) and ethtool (-S counters) for the IPoIB scenarios.
 stage_file /usr/sbin/tc
 stage_file /usr/sbin/ethtool
+# NVMe over Fabrics (NVME_TOOLS=1, for nvme_failover): nvme-cli connects
+# the host, fio writes and verifies.  Debian's fio links librbd, librados,
+# libgfapi and their libraries (about 80 MB, BIND_NOW: they cannot be left
+# out), which took a guest 4-5 s more to unpack at each boot: only the
+# scenarios that ask for them (initrd=nvme in the header) get them.
+if [ "${NVME_TOOLS:-}" = 1 ]; then
+	stage_file /usr/sbin/nvme
+	stage_file /usr/bin/fio
+	# fio's System V shared memory on kernels without CONFIG_SYSVIPC
+	gcc -shared -fPIC -O2 -Wall -o "$stage/usr/lib/$MULTIARCH/libshm_shim.so" \
+		"$sel/shm_shim.c"
+fi
 
 # libibverbs with the rxe provider only (others would only slow probing).
 for f in /usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so; do
