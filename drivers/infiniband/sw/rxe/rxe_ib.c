@@ -532,6 +532,11 @@ static void rxe_ib_mcast_loop(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	}
 
 	memcpy(SKB_TO_PKT(cskb), pkt, sizeof(*pkt));
+	/*
+	 * A local copy, not a frame from the wire: it has no MAC header to
+	 * learn the sender's address from (rxe_ib_learn_src()).
+	 */
+	SKB_TO_PKT(cskb)->mask |= RXE_LOOPBACK_MASK;
 	skb_pull(cskb, pkt->hdr - cskb->data);
 	rxe_rcv(cskb);
 }
