@@ -55,6 +55,7 @@
 #include <rdma/rdma_cma.h>
 
 #define IPOIB_ALEN	20
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MSG_LEN		64
 
 static void die(const char *what)
@@ -571,7 +572,7 @@ static int ka_peer(const char *gid, uint32_t udqpn, uint32_t qkey)
 	if (!ah)
 		die("ibv_create_ah");
 
-	for (i = 0; i < sizeof(ka_cases) / sizeof(ka_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ka_cases); i++) {
 		const struct ka_case *c = &ka_cases[i];
 		struct ibv_sge sge = {
 			.addr = (uintptr_t)out, .length = c->len,
@@ -625,7 +626,7 @@ static int ka_peer(const char *gid, uint32_t udqpn, uint32_t qkey)
 			    wc.src_qp == udqpn && wc.qp_num == ud[0]->qp_num)
 				reply = true;
 			else
-				printf("case %s: a datagram of %u bytes from qpn 0x%x, not the reply\n",
+				printf("case %s: %u bytes from qpn 0x%x, no reply\n",
 				       c->name, wc.byte_len, wc.src_qp);
 			ka_post_recv(wc.qp_num == ud[0]->qp_num ? ud[0] : ud[1],
 				     mr, wc.wr_id);
