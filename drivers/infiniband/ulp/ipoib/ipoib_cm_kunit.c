@@ -2,8 +2,9 @@
 /*
  * KUnit tests for the decisions of IPoIB connected mode
  * (ipoib_cm_policy.c): the keepalive state machine of a connection, the
- * transport retry count derived from it, the private data extension and
- * the choice between RC and UC.
+ * transport retry count derived from it, the private data extension, the
+ * choice between RC and UC and the answer to the RDMA WRITE that an RC
+ * connection to a peer without the keepalive capability sends first.
  *
  * Run with:
  *   ./tools/testing/kunit/kunit.py run --arch=x86_64 \
@@ -416,13 +417,14 @@ struct fit_case {
 
 /* 4.096 us * 2^16 = 268.4 ms; 2^14 = 67.1 ms; 2^19 = 2.1 s; 2^20 = 4.3 s */
 static const struct fit_case fit_cases[] = {
-	{ 100, 2, 16, 537 },	/* 200 ms < 4 ACK timeouts: 1074 ms / 2 */
-	{ 100, 3, 16, 358 },
-	{ 100, 2, 14, 135 },	/* 268.4 ms / 2 */
-	{ 200, 2, 14, 200 },	/* 400 ms >= 268.4 ms: kept */
+	{ 100, 2, 16, 1074 },	/* 200 ms < 8 ACK timeouts: 2148 ms / 2 */
+	{ 100, 3, 16, 716 },
+	{ 100, 2, 14, 269 },	/* 537 ms / 2 */
+	{ 300, 2, 14, 300 },	/* 600 ms >= 537 ms: kept */
 	{ 1000, 3, 16, 1000 },
-	{ 5000, 3, 19, 5000 },	/* 8590 ms <= 15 s */
-	{ 5000, 3, 20, 5727 },	/* 17180 ms / 3 */
+	{ 5000, 3, 18, 5000 },	/* 8590 ms <= 15 s */
+	{ 5000, 3, 19, 5727 },	/* 17180 ms / 3 */
+	{ 5000, 3, 20, 11454 },	/* 34360 ms / 3 */
 	{ 100, 2, 0, 100 },	/* infinite ACK timeout: nothing to hold */
 	{ 0, 3, 16, 0 },	/* keepalives off stay off */
 	{ 100, 2, 31, IPOIB_CM_KA_INTERVAL_MAX_MS },
@@ -582,6 +584,72 @@ static void uc_failed(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, ipoib_cm_uc_failed(c->event, c->established),
 			c->expect);
+}
+
+#define W_UNK	IPOIB_CM_PEER_WRITE_UNKNOWN
+#define W_OK	IPOIB_CM_PEER_WRITE_OK
+#define W_REF	IPOIB_CM_PEER_WRITE_REFUSED
+
+struct write_check_case {
+	const char *desc;
+	enum ib_wc_status status;
+	bool live;
+	enum ipoib_cm_peer_write peer;
+	bool up;
+	bool teardown;
+	bool requeue;
+};
+
+/*
+ * The completion of the RDMA WRITE a new RC connection sends first x
+ * whether the connection is still set up -> what the path remembers,
+ * and what becomes of the connection and of what waited for it.
+ */
+static const struct write_check_case write_check_cases[] = {
+	{ "acknowledged: up, sends what waited", IB_WC_SUCCESS, true,
+	  W_OK, true, false, true },
+	{ "NAK remote access: refused, next connection sends",
+	  IB_WC_REM_ACCESS_ERR, true, W_REF, false, true, true },
+	{ "NAK invalid request: refused", IB_WC_REM_INV_REQ_ERR, true,
+	  W_REF, false, true, true },
+	{ "NAK remote operation: refused", IB_WC_REM_OP_ERR, true,
+	  W_REF, false, true, true },
+	{ "no answer: fails, nothing learned", IB_WC_RETRY_EXC_ERR, true,
+	  W_UNK, false, true, false },
+	{ "RNR: fails, nothing learned", IB_WC_RNR_RETRY_EXC_ERR, true,
+	  W_UNK, false, true, false },
+	{ "flushed: fails, nothing learned", IB_WC_WR_FLUSH_ERR, true,
+	  W_UNK, false, true, false },
+	{ "local error: fails, nothing learned", IB_WC_LOC_QP_OP_ERR, true,
+	  W_UNK, false, true, false },
+	{ "acknowledged after teardown: learned only", IB_WC_SUCCESS, false,
+	  W_OK, false, false, false },
+	{ "NAK after teardown: learned only", IB_WC_REM_ACCESS_ERR, false,
+	  W_REF, false, false, false },
+	{ "flushed after teardown: nothing", IB_WC_WR_FLUSH_ERR, false,
+	  W_UNK, false, false, false },
+};
+
+static void write_check_desc(const struct write_check_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(write_check, write_check_cases, write_check_desc);
+
+static void write_check_done(struct kunit *test)
+{
+	const struct write_check_case *c = test->param_value;
+	struct ipoib_cm_write_check res;
+
+	res = ipoib_cm_write_check_done(c->status, c->live);
+	KUNIT_EXPECT_EQ(test, res.peer, c->peer);
+	KUNIT_EXPECT_EQ(test, res.up, c->up);
+	KUNIT_EXPECT_EQ(test, res.teardown, c->teardown);
+	KUNIT_EXPECT_EQ(test, res.requeue, c->requeue);
+	/* a connection neither comes up nor stays down in limbo */
+	if (c->live)
+		KUNIT_EXPECT_NE(test, res.up, res.teardown);
 }
 
 #define RC	IB_QPT_RC
@@ -749,6 +817,7 @@ static struct kunit_case ipoib_cm_nego_cases[] = {
 	KUNIT_CASE(ext_rejects_bad),
 	KUNIT_CASE(hw_flags),
 	KUNIT_CASE_PARAM(uc_failed, uc_failed_gen_params),
+	KUNIT_CASE_PARAM(write_check_done, write_check_gen_params),
 	KUNIT_CASE_PARAM(choose_qp_type, choose_gen_params),
 	KUNIT_CASE_PARAM(accept_qp_type, accept_gen_params),
 	{}

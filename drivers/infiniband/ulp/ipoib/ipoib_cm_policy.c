@@ -374,6 +374,58 @@ bool ipoib_cm_uc_failed(enum ib_cm_event_type event, bool established)
 EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_uc_failed);
 
 /**
+ * ipoib_cm_write_check_done() - what the answer to the write check of an RC
+ *				 connection decides
+ * @status: the completion status of the zero-length RDMA WRITE that the
+ *	    connection sent before any data (its peer does not advertise
+ *	    the keepalive capability, and RFC 4755 does not ask it to grant
+ *	    remote write)
+ * @live: the connection is still set up (not torn down while the write
+ *	  was outstanding)
+ *
+ * Acknowledged: the peer may be probed by RDMA WRITE; the connection
+ * comes up and sends what waited for it.  Refused with a NAK (remote
+ * access, invalid request or operation error): the peer is never probed;
+ * the QP is in the error state, so the connection is torn down, and what
+ * waited goes to the next connection, which carries data at once.  Any
+ * other error (no answer within the transport's retries, a flush) says
+ * nothing about the peer: the connection fails, as it would have with
+ * its first packet, what waited goes with it, and the next connection
+ * tries again.  A connection torn down meanwhile is left alone, but what
+ * its peer answered is still learned.
+ *
+ * Return: the decision
+ */
+struct ipoib_cm_write_check ipoib_cm_write_check_done(enum ib_wc_status status,
+						      bool live)
+{
+	struct ipoib_cm_write_check res = {
+		.peer = IPOIB_CM_PEER_WRITE_UNKNOWN,
+	};
+
+	switch (status) {
+	case IB_WC_SUCCESS:
+		res.peer = IPOIB_CM_PEER_WRITE_OK;
+		break;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+		res.peer = IPOIB_CM_PEER_WRITE_REFUSED;
+		break;
+	default:
+		break;
+	}
+	if (!live)
+		return res;
+
+	res.up = res.peer == IPOIB_CM_PEER_WRITE_OK;
+	res.teardown = !res.up;
+	res.requeue = res.peer != IPOIB_CM_PEER_WRITE_UNKNOWN;
+	return res;
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_write_check_done);
+
+/**
  * ipoib_cm_accept_qp_type() - whether the passive side takes a REQ
  * @policy: the local QP type policy
  * @qp_type: the transport the REQ asks for

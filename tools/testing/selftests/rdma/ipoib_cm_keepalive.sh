@@ -9,15 +9,17 @@
 # keepalives towards a peer that grants no remote write
 # (ka_foreign_peer), the RDMA WRITE tried towards such a peer not
 # holding up the CM of the host while it is unanswered
-# (ka_write_check_cm), keepalives that agree with the stale-connection
-# task and the peer's DREQ (ka_stale_idle), and ib0 brought down with
-# sends outstanding to a peer that went silent (ka_down_outstanding).
+# (ka_write_check_cm), ib0 brought down with sends outstanding to a peer
+# that went silent (ka_down_outstanding), and keepalives that agree with
+# the stale-connection task and the peer's DREQ (ka_stale_idle).  Each
+# phase leaves nothing running behind it; ka_stale_idle checks that its
+# connections are idle and probed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
 ka_scenario rc
 ka_foreign_peer
 ka_write_check_cm
-ka_stale_idle
 ka_down_outstanding
+ka_stale_idle
 exit $res

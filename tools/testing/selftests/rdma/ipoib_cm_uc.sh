@@ -13,10 +13,20 @@
 #     connection still carries pings).  Datagrams of protocol 0x88b6
 #     (the UC keepalive's) that are no keepalive of a live connection,
 #     from a user space UD QP of b, reach a's stack.
+#     A UC peer that follows RFC 4755 alone, in user space on b
+#     (ipoib_stray ka-peer: its own UC QP connected to a's ib0 through
+#     the CM, its own UD QP named in the private data): of the 0x88b6
+#     datagrams its UD QP sends, only the exact keepalive probe of its
+#     live connection is taken (answered with the reply, seen in the
+#     probe_received trace); one octet more or less, a reserved octet
+#     set, another type, another QP number on either end, another UD QP
+#     of b, or the probe after the connection ended reach a's stack.
 #  2. b becomes RC-only ("rc") while a still holds b's old address with
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
-#  3. a "rc", b "uc": RC both ways.
+#  3. a "rc", b "uc": RC both ways.  b's user space UC peer is refused
+#     (REJ reason 9), and 0x88b6 datagrams reach a's stack, under the
+#     policy rc and in datagram mode.
 #  4. both "uc", b's UC QPs cannot be created (debugfs
 #     fail_ipoib_cm_uc_qp): a's UC request is rejected (reason 28) and
 #     b's own UC send QP fails; both fall back to RC at once.  Then b's
@@ -73,7 +83,7 @@ if [ "$ROLE" = a ]; then
 	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
 	log "a's UC send QP $txq, receive QP $rxq"
 	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
-	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3)"
+	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3) $(cat /sys/class/infiniband/sib0/ports/1/gids/0)"
 	# a datagram of the keepalive protocol that is no keepalive of a
 	# live connection (a user space UD QP of b sends it) reaches the stack
 	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
@@ -109,6 +119,28 @@ if [ "$ROLE" = a ]; then
 		log "FAIL: a stray UC message was completed as a receive"
 		res=1
 	fi
+	# b's user space UC peer: its exact probes are keepalives, taken
+	# here (the trace); all its other 0x88b6 datagrams reach the stack
+	ipoib_stray recv ib0 88b6 20 >/tmp/kapeer-recv.log &
+	srv=$!
+	wait_for 5 grep -q listening /tmp/kapeer-recv.log
+	echo >/sys/kernel/tracing/trace
+	barrier ka-peer
+	wait $srv
+	peer_exchange ka-peer-done "" 60
+	set -- $PEER_DATA
+	n=$(awk '$1 == "received" { print $2 }' /tmp/kapeer-recv.log)
+	t=$(awk -v c="$3" "$KA_TRACE_LINE"'
+		ev == "ipoib_cm_ka_probe_received:" && q == c { n++ }
+		END { print n + 0 }' /sys/kernel/tracing/trace)
+	log "b's user space UC peer ($3): $t datagrams taken as keepalives" \
+	    "(b saw $2 replies), ${n:-none} reached the stack (b sent $1 that" \
+	    "are no keepalive)"
+	[ "$1" -gt 0 ] 2>/dev/null && [ "$2" -gt 0 ] && [ "$t" -eq "$2" ] &&
+	[ "${n:-0}" -eq "$1" ] || {
+		log "FAIL: UC keepalive datagrams taken or left to the stack wrongly"
+		res=1
+	}
 	echo 0 >/sys/kernel/tracing/events/ib_ipoib/enable
 else
 	peer_exchange stray ""
@@ -127,6 +159,19 @@ else
 		{ log "FAIL: stray sends to a's send QP"; res=1; }
 	sleep 0.5
 	barrier stray-tx
+	A_LID=$1 A_UDQPN=$4 A_GID=$5
+	barrier ka-peer
+	ipoib_stray ka-peer "$A_GID" "$A_UDQPN" 0xb1b >/tmp/kapeer.log 2>&1
+	rc=$?
+	sed 's/^/ka-peer: /' /tmp/kapeer.log
+	[ $rc -eq 0 ] ||
+		{ log "FAIL: the user space UC peer (exit $rc)"; res=1; }
+	peer_exchange ka-peer-done "$(awk '
+		$1 == "stack" { s = $2 }
+		$1 == "connected" { q = $5 }
+		$1 == "case" && $3 == "reply" { r++ }
+		END { printf "%s %d qpn=%s\n", s == "" ? "none" : s, r, q }
+		' /tmp/kapeer.log)" 60
 fi
 barrier uc-done
 
@@ -174,6 +219,39 @@ expect cm_tx_uc_conns -eq 0
 expect cm_rx_uc_conns -eq 0
 expect cm_ka_tx_dead -eq 0
 expect cm_ka_rx_dead -eq 0
+# a "rc": b's user space UC peer is refused; 0x88b6 datagrams reach the
+# stack, under the policy rc, then in datagram mode
+for m in rc datagram; do
+	if [ "$ROLE" = a ]; then
+		[ $m = datagram ] && echo datagram >/sys/class/net/ib0/mode
+		ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
+		srv=$!
+		wait_for 5 grep -q listening /tmp/stray-recv.log
+		barrier "stray-$m"
+		wait $srv
+		n=$(awk '$1 == "received" { print $2 }' /tmp/stray-recv.log)
+		log "$m: datagrams of type 0x88b6 that reached the stack: ${n:-none}"
+		[ "${n:-0}" -eq 3 ] ||
+			{ log "FAIL: datagrams of type 0x88b6 swallowed ($m)"; res=1; }
+		if [ $m = datagram ]; then
+			echo connected >/sys/class/net/ib0/mode
+			ip link set ib0 mtu 65520
+		fi
+	else
+		if [ $m = rc ]; then
+			r=$(ipoib_stray ka-peer "$A_GID" "$A_UDQPN" 0xb1b 2>&1)
+			log "user space UC peer to a under rc: $r"
+			case "$r" in
+			"refused reason 9") ;;
+			*) log "FAIL: a under rc did not refuse UC with reason 9"; res=1 ;;
+			esac
+		fi
+		barrier "stray-$m"
+		ipoib_stray ud sib0 "$A_LID" "$A_UDQPN" 0xb1b 3 ||
+			{ log "FAIL: stray datagrams to a's UD QP"; res=1; }
+	fi
+	barrier "stray-$m-done"
+done
 barrier swapped-done
 
 # ---- 4: b cannot create UC QPs ----
