@@ -302,7 +302,7 @@ if [ "$ROLE" = a ]; then
 	check "the CM judged id 1 misaligned and tore it down (cm_ha_decision)" \
 		'decisions | grep "event=bond-failover" | grep "state=connected" |
 			grep "path=[a-z|-]*misaligned" | grep -q "action=disconnect"'
-	teardown_checks $ENETUNREACH 0
+	teardown_checks $ENETUNREACH $ST_DEAD
 else
 	t=$(since "$(ev ADDR_CHANGE 0 1)")
 	data "what=addr_change_ms value=${t:-none} status=0"
