@@ -27,7 +27,9 @@
 #  4 bound         the server's fail-fast listener is bound to bond0's
 #                  address (on sib0); bond0 fails over to ib1 with both
 #                  links up: the connection is kept, and the listener now
-#                  also listens on sib1, where a new client's REQ arrives
+#                  also listens on sib1, where a new client's REQ arrives;
+#                  a fail-back to ib0 leaves it nothing to extend, and
+#                  its cm_ha_decision says none, not relisten
 #
 # Then both guests take the IPoIB bond and the soft IB devices down and
 # build the RoCE bond with one RDMA port per slave: bond0 over eth0/eth1
@@ -208,6 +210,7 @@ barrier "ib0-$((seq + 1))"
 bond_activate ib0
 sleep 1
 start fail-fast "$MY_IP" notify
+echo >$T/trace
 act switch ib1
 kept_checks "fail-fast server, notify client, failover with both links up"
 if [ "$ROLE" = b ]; then
@@ -224,9 +227,20 @@ if [ "$ROLE" = b ]; then
 	wait "$PID2"
 fi
 barrier "second$seq" 60
-[ "$ROLE" = b ] ||
+if [ "$ROLE" = a ]; then
 	check "the fail-fast listener accepted it on sib1" \
 		'grep -q " connected id=2 .* dev=sib1 " "$PLOG"'
+	# back to ib0: the listener listens on sib0, its own device, and on
+	# sib1 already: nothing to extend, and the trace says so
+	bond_activate ib0
+	sleep 2
+	decisions | grep "state=listening" |
+		sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	check "the listener was extended once (one relisten decision)" \
+		'[ "$(decisions | grep "state=listening" | grep -c "action=relisten")" = 1 ]'
+	check "failing back, nothing to extend: the listener's decision is none" \
+		'decisions | grep "state=listening" | grep -q "action=none"'
+fi
 stop
 
 # -- the RoCE bond: one RDMA port per slave, fail_over_mac=active ---------
