@@ -215,6 +215,9 @@ start fail-fast "$MY_IP" notify
 echo >$T/trace
 act switch ib1
 kept_checks "fail-fast server, notify client, failover with both links up"
+# the second client starts once both windows are over: under load one
+# guest leaves its window seconds before the other
+barrier "kept$seq" 60
 if [ "$ROLE" = b ]; then
 	# a new client reaches the server on sib1 now
 	PLOG2=/tmp/pp$seq-2.log
