@@ -13,8 +13,9 @@
 #    RDMA_CM_HA_MODE_FAIL_FAST) compiles and links against the patched
 #    header and librdmacm, and not against the unpatched one (the test can
 #    fail);
-#  - the values it names are the kernel's: those of enum rdma_cm_ha_mode
-#    and RDMA_OPTION_ID_HA_MODE in the uapi header the series patches;
+#  - the values it names are the kernel's: those of enum rdma_cm_ha_mode,
+#    enum rdma_cm_ha_path_status (the status of ADDR_CHANGE) and
+#    RDMA_OPTION_ID_HA_MODE in the uapi header the series patches;
 #  - the man page renders with no warning (man -l and groff at 80
 #    columns) and documents the option and every mode.
 set -euo pipefail
@@ -88,6 +89,10 @@ int main(int argc, char **argv)
 	printf("RDMA_CM_HA_MODE_ALIGN=%d\n", RDMA_CM_HA_MODE_ALIGN);
 	printf("RDMA_CM_HA_MODE_FAIL_FAST=%d\n", RDMA_CM_HA_MODE_FAIL_FAST);
 	printf("RDMA_CM_HA_MODE_MIGRATE=%d\n", RDMA_CM_HA_MODE_MIGRATE);
+	printf("RDMA_CM_HA_MODE_REPORT=%d\n", RDMA_CM_HA_MODE_REPORT);
+	printf("RDMA_CM_HA_PATH_ALIGNED=%d\n", RDMA_CM_HA_PATH_ALIGNED);
+	printf("RDMA_CM_HA_PATH_MISALIGNED=%d\n", RDMA_CM_HA_PATH_MISALIGNED);
+	printf("RDMA_CM_HA_PATH_DEAD=%d\n", RDMA_CM_HA_PATH_DEAD);
 	return 0;
 }
 EOF
@@ -105,8 +110,8 @@ if [ ! -f "$uapi" ]; then
 	"$RDMA_HA_ROOT/dev/prepare-src.sh" patched >&2
 fi
 awk '
-	/^enum rdma_cm_ha_mode/ { e = 1 }
-	e && /RDMA_CM_HA_MODE_[A-Z_]+[ \t]*=/ {
+	/^enum rdma_cm_ha_(mode|path_status)/ { e = 1 }
+	e && /RDMA_CM_HA_(MODE|PATH)_[A-Z_]+[ \t]*=/ {
 		gsub(/[,\t ]/, ""); sub(/\/\*.*/, ""); print
 	}
 	e && /^};/ { e = 0 }
@@ -114,8 +119,8 @@ awk '
 		gsub(/[,\t ]/, ""); sub(/\/\*.*/, ""); print
 	}' "$uapi" | sort >"$d/kernel"
 sort "$d/values" >"$d/lib"
-[ "$(wc -l <"$d/kernel")" = 6 ] ||
-	die "cannot read the option and the 5 modes from $uapi: $(cat "$d/kernel")"
+[ "$(wc -l <"$d/kernel")" = 10 ] ||
+	die "cannot read the option, the 6 modes and the 3 path states from $uapi: $(cat "$d/kernel")"
 diff -u "$d/kernel" "$d/lib" ||
 	die "the names or values differ from the kernel's uapi ($uapi)"
 echo "names and values match $uapi"
@@ -131,7 +136,8 @@ if [ -s "$d/man.err" ]; then
 fi
 for w in RDMA_OPTION_ID_HA_MODE RDMA_CM_HA_MODE_NOTIFY RDMA_CM_HA_MODE_IGNORE \
 	 RDMA_CM_HA_MODE_ALIGN RDMA_CM_HA_MODE_FAIL_FAST RDMA_CM_HA_MODE_MIGRATE \
-	 default_ha_mode; do
+	 RDMA_CM_HA_MODE_REPORT RDMA_CM_HA_PATH_ALIGNED RDMA_CM_HA_PATH_MISALIGNED \
+	 RDMA_CM_HA_PATH_DEAD default_ha_mode; do
 	grep -q "$w" "$d/man.txt" || die "the rendered man page does not name $w"
 done
-echo "rdma_set_option(3) renders with no warning ($(wc -l <"$d/man.txt") lines) and names the option and every mode"
+echo "rdma_set_option(3) renders with no warning ($(wc -l <"$d/man.txt") lines) and names the option, every mode and every path state"

@@ -45,7 +45,7 @@
 #define IDB_MAX_ADDRS			64
 
 static const char *const idb_modes[] = {
-	"notify", "ignore", "align", "fail-fast", "migrate",
+	"notify", "ignore", "align", "fail-fast", "migrate", "report",
 };
 
 static double idb_now(void)

@@ -43,7 +43,7 @@ typedef int (*hap_create_ep_fn)(struct rdma_cm_id **, struct rdma_addrinfo *,
 #define ARRAY_SIZE(a)			(sizeof(a) / sizeof((a)[0]))
 
 static const char *const hap_modes[] = {
-	"notify", "ignore", "align", "fail-fast", "migrate",
+	"notify", "ignore", "align", "fail-fast", "migrate", "report",
 };
 
 /* -1: not parsed yet, -2: no mode asked for, else the mode */

@@ -151,7 +151,16 @@ struct pp_app {
 };
 
 static const char *const pp_ha_names[] = {
-	"notify", "ignore", "align", "fail-fast", "migrate",
+	"notify", "ignore", "align", "fail-fast", "migrate", "report",
+};
+
+/*
+ * The status of RDMA_CM_EVENT_ADDR_CHANGE in an HA mode other than notify
+ * (enum rdma_cm_ha_path_status of the kernel's uapi): the state of the ID's
+ * path as the CM judged it.  Notify's ADDR_CHANGE has status 0.
+ */
+static const char *const pp_ha_path_names[] = {
+	[1] = "aligned", [2] = "misaligned", [3] = "dead",
 };
 
 static uint64_t now_ns(void)
@@ -488,7 +497,8 @@ static int pp_set_ha_mode(struct pp_app *app, struct rdma_cm_id *id,
 	err = rc ? errno : 0;
 	snprintf(name, sizeof(name), "%u", val);
 	pp_log(app, "ha_mode set=%s rc=%d errno=%d value=%u id=%u",
-	       val < 5 ? pp_ha_names[val] : name, rc ? -1 : 0, err, val, num);
+	       val < ARRAY_SIZE(pp_ha_names) ? pp_ha_names[val] : name,
+	       rc ? -1 : 0, err, val, num);
 	if (!rc)
 		return 0;
 	fprintf(stderr,
@@ -962,6 +972,10 @@ static void pp_drain_cm(struct pp_app *app)
 		app->s.events++;
 		pp_log(app, "cm_event name=%s status=%d id=%u",
 		       rdma_event_str(type), status, num);
+		if (type == RDMA_CM_EVENT_ADDR_CHANGE && status > 0 &&
+		    status < (int)ARRAY_SIZE(pp_ha_path_names))
+			pp_log(app, "ha_path status=%s value=%d id=%u",
+			       pp_ha_path_names[status], status, num);
 		/* ack first: destroying an id waits for its events' acks */
 		rdma_ack_cm_event(ev);
 		if (app->o.server)
@@ -1185,7 +1199,8 @@ static const char pp_usage_text[] =
 	"  -i, --interval-us US   pause between pings (default 1000)\n"
 	"      --stall-ms MS      outstanding ping this old is a stall (default 200)\n"
 	"      --reconnect        client: reconnect after the connection is lost\n"
-	"      --ha-mode MODE     notify|ignore|align|fail-fast|migrate or a number;\n"
+	"      --ha-mode MODE     notify|ignore|align|fail-fast|migrate|report or a\n"
+	"                         number;\n"
 	"                         set with rdma_set_option() on each id;\n"
 	"                         default: set nothing (the kernel's default)\n"
 	"      --count N          server: exit after N connections were handled\n"
@@ -1203,6 +1218,8 @@ static const char pp_usage_text[] =
 	"  -h, --help             this text\n"
 	"\n"
 	"Output: \"<mono> <role> <record> key=value ...\" on stdout, one per line.\n"
+	"An ADDR_CHANGE whose status is a path state (HA modes other than notify)\n"
+	"is followed by \"ha_path status=aligned|misaligned|dead value=N id=N\".\n"
 	"Exit: 0 ok, 1 usage/setup error, 2 connection lost and not recovered,\n"
 	"      3 ha-mode option rejected, 4 data verification error.\n";
 

@@ -25,6 +25,19 @@
 
 #include "cma_priv.h"
 
+/*
+ * The names of the modes, for configfs, the tracepoints and the tests.
+ * Every value from 0 to the last one is a mode (cma_ha_mode_valid()).
+ */
+static const char * const cma_ha_mode_names[] = {
+	[RDMA_CM_HA_MODE_NOTIFY] = "notify",
+	[RDMA_CM_HA_MODE_IGNORE] = "ignore",
+	[RDMA_CM_HA_MODE_ALIGN] = "align",
+	[RDMA_CM_HA_MODE_FAIL_FAST] = "fail-fast",
+	[RDMA_CM_HA_MODE_MIGRATE] = "migrate",
+	[RDMA_CM_HA_MODE_REPORT] = "report",
+};
+
 /**
  * cma_ha_mode_valid() - Check an HA mode value
  * @mode: value from a kernel or userspace caller
@@ -33,34 +46,17 @@
  */
 bool cma_ha_mode_valid(unsigned int mode)
 {
-	switch (mode) {
-	case RDMA_CM_HA_MODE_NOTIFY:
-	case RDMA_CM_HA_MODE_IGNORE:
-	case RDMA_CM_HA_MODE_ALIGN:
-	case RDMA_CM_HA_MODE_FAIL_FAST:
-	case RDMA_CM_HA_MODE_MIGRATE:
-		return true;
-	default:
-		return false;
-	}
+	return mode < ARRAY_SIZE(cma_ha_mode_names);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_valid);
-
-static const char * const cma_ha_mode_names[] = {
-	[RDMA_CM_HA_MODE_NOTIFY] = "notify",
-	[RDMA_CM_HA_MODE_IGNORE] = "ignore",
-	[RDMA_CM_HA_MODE_ALIGN] = "align",
-	[RDMA_CM_HA_MODE_FAIL_FAST] = "fail-fast",
-	[RDMA_CM_HA_MODE_MIGRATE] = "migrate",
-};
 
 /**
  * cma_ha_mode_name() - The name of an HA mode
  * @mode: an enum rdma_cm_ha_mode value
  *
  * Return: the name that the configfs default_ha_mode attribute and the
- * tracepoints use ("notify", "ignore", "align", "fail-fast", "migrate"),
- * or NULL if @mode is not a known mode.
+ * tracepoints use ("notify", "ignore", "align", "fail-fast", "migrate",
+ * "report"), or NULL if @mode is not a known mode.
  */
 const char *cma_ha_mode_name(unsigned int mode)
 {
@@ -89,14 +85,15 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_mode_parse);
  * @qp_type: the QP type of the ID
  *
  * Align, fail-fast and migrate tear connections down or move them: they
- * apply to IDs of connected QP types (RC, UC, XRC) only. Notify and ignore
- * apply to every ID.
+ * apply to IDs of connected QP types (RC, UC, XRC) only. Notify, ignore
+ * and report, which tear nothing down, apply to every ID.
  *
  * Return: true if @mode applies to IDs of @qp_type.
  */
 bool cma_ha_mode_fits(enum rdma_cm_ha_mode mode, enum ib_qp_type qp_type)
 {
-	if (mode == RDMA_CM_HA_MODE_NOTIFY || mode == RDMA_CM_HA_MODE_IGNORE)
+	if (mode == RDMA_CM_HA_MODE_NOTIFY || mode == RDMA_CM_HA_MODE_IGNORE ||
+	    mode == RDMA_CM_HA_MODE_REPORT)
 		return true;
 
 	switch (qp_type) {
@@ -236,7 +233,10 @@ static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
 		return path & CMA_HA_PATH_DEAD ? CMA_HA_ACT_NOTIFY :
 						 CMA_HA_ACT_NONE;
 	default:
-		/* notify as always; align and migrate follow the IP stack */
+		/*
+		 * notify and report as always (report only adds its own
+		 * ADDR_CHANGE); align and migrate follow the IP stack
+		 */
 		return CMA_HA_ACT_NOTIFY;
 	}
 }
@@ -262,10 +262,15 @@ static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
  *   to the bond is extended as in align.
  * - migrate: on failover or port-down, move a connected ID whose QP has an
  *   armed alternate path; otherwise as align.
+ * - report: on failover, and on port-down when the path is dead, tell the
+ *   consumer the state of the ID's path (cma_ha_report_status() says
+ *   whether it changed); tear nothing down. A listener bound to the bond
+ *   is extended as in align.
  *
  * On a neighbour update, notify means the CM's UNREACHABLE (-ETIMEDOUT):
- * in every state for notify, align and migrate, as before HA modes; for
- * fail-fast only when the ID's own path is dead; never for ignore.
+ * in every state for notify, report, align and migrate, as before HA
+ * modes; for fail-fast only when the ID's own path is dead; never for
+ * ignore.
  *
  * Return: the action.
  */
@@ -301,6 +306,13 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 		    (path & (CMA_HA_PATH_MISALIGNED | CMA_HA_PATH_DEAD)))
 			return CMA_HA_ACT_MIGRATE;
 		return cma_ha_align(event, state, path);
+	case RDMA_CM_HA_MODE_REPORT:
+		if (state == CMA_HA_ID_LISTENING)
+			return cma_ha_align(event, state, path);
+		/* A port event tells whether the path died, nothing else */
+		if (event == CMA_HA_EV_PORT_ERR && !(path & CMA_HA_PATH_DEAD))
+			return CMA_HA_ACT_NONE;
+		return CMA_HA_ACT_REPORT;
 	case RDMA_CM_HA_MODE_IGNORE:
 	default:
 		return CMA_HA_ACT_NONE;
@@ -309,23 +321,81 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_decide);
 
 /**
- * cma_ha_addr_change_status() - Status of the ADDR_CHANGE event of an action
- * @mode: the ID's HA mode
- * @action: the action taken
+ * cma_ha_path_status() - The state of a path as the consumer sees it
+ * @path: a mask of CMA_HA_PATH_* bits
  *
- * Return: -EOPNOTSUPP when migrate mode fell back to tearing the ID down,
- * 0 otherwise.
+ * A dead path is dead whether or not the IP stack still uses its port.
+ *
+ * Return: the enum rdma_cm_ha_path_status value of @path.
  */
-int cma_ha_addr_change_status(enum rdma_cm_ha_mode mode,
-			      enum cma_ha_action action)
+enum rdma_cm_ha_path_status cma_ha_path_status(unsigned int path)
 {
-	if (mode == RDMA_CM_HA_MODE_MIGRATE &&
-	    (action == CMA_HA_ACT_DISCONNECT ||
-	     action == CMA_HA_ACT_FAIL_CONNECT))
-		return -EOPNOTSUPP;
-	return 0;
+	if (path & CMA_HA_PATH_DEAD)
+		return RDMA_CM_HA_PATH_DEAD;
+	if (path & CMA_HA_PATH_MISALIGNED)
+		return RDMA_CM_HA_PATH_MISALIGNED;
+	return RDMA_CM_HA_PATH_ALIGNED;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_path_status);
+
+/**
+ * cma_ha_addr_change_status() - Status of an RDMA_CM_EVENT_ADDR_CHANGE
+ * @mode: the ID's HA mode
+ * @path: the ID's path state, a mask of CMA_HA_PATH_* bits
+ *
+ * Notify mode's ADDR_CHANGE is the CM's event from before HA modes, with
+ * status 0: the bond's hardware address changed. Every other mode judged
+ * the ID's path and says what it found, also when a teardown follows (the
+ * DISCONNECTED or UNREACHABLE after it says that the CM tore the ID down;
+ * migrate sends none when it moved the QP).
+ *
+ * Return: 0 for notify, else the enum rdma_cm_ha_path_status of @path.
+ */
+int cma_ha_addr_change_status(enum rdma_cm_ha_mode mode, unsigned int path)
+{
+	if (mode == RDMA_CM_HA_MODE_NOTIFY)
+		return 0;
+	return cma_ha_path_status(path);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_addr_change_status);
+
+/**
+ * cma_ha_report_status() - What report mode tells the consumer of an ID
+ * @event: what happened
+ * @path: the ID's path state, a mask of CMA_HA_PATH_* bits
+ * @reported: the last status reported to the ID, 0 if none yet
+ *
+ * The consumer hears of its path when its state changed for the ID: an ID
+ * starts on the path the IP stack chose (aligned). A failover judges the
+ * whole path; a port going down says only that the path is dead, nothing
+ * about the bond, and a port that is active again by the time the CM
+ * looks says nothing at all.
+ *
+ * Return: the enum rdma_cm_ha_path_status value to report in
+ * RDMA_CM_EVENT_ADDR_CHANGE, or 0 if nothing changed for the ID.
+ */
+unsigned int cma_ha_report_status(enum cma_ha_event event, unsigned int path,
+				  unsigned int reported)
+{
+	unsigned int status;
+
+	switch (event) {
+	case CMA_HA_EV_BOND_FAILOVER:
+		status = cma_ha_path_status(path);
+		break;
+	case CMA_HA_EV_PORT_ERR:
+		if (!(path & CMA_HA_PATH_DEAD))
+			return 0;
+		status = RDMA_CM_HA_PATH_DEAD;
+		break;
+	default:
+		return 0;
+	}
+	if (status == (reported ?: RDMA_CM_HA_PATH_ALIGNED))
+		return 0;
+	return status;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_report_status);
 
 /**
  * cma_ha_teardown_status() - Status of the DISCONNECTED or UNREACHABLE event

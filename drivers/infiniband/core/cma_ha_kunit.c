@@ -28,6 +28,13 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define HA_ALIGN	RDMA_CM_HA_MODE_ALIGN
 #define HA_FAIL_FAST	RDMA_CM_HA_MODE_FAIL_FAST
 #define HA_MIGRATE	RDMA_CM_HA_MODE_MIGRATE
+#define HA_REPORT	RDMA_CM_HA_MODE_REPORT
+/* The first value that is no mode */
+#define HA_INVALID	(RDMA_CM_HA_MODE_REPORT + 1)
+
+#define ST_ALIGNED	RDMA_CM_HA_PATH_ALIGNED
+#define ST_MIS		RDMA_CM_HA_PATH_MISALIGNED
+#define ST_DEAD		RDMA_CM_HA_PATH_DEAD
 
 #define EV_FAILOVER	CMA_HA_EV_BOND_FAILOVER
 #define EV_PORT_ERR	CMA_HA_EV_PORT_ERR
@@ -37,11 +44,6 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define P_MIS		CMA_HA_PATH_MISALIGNED
 #define P_DEAD		CMA_HA_PATH_DEAD
 #define P_APM		CMA_HA_PATH_CAN_MIGRATE
-
-static const char * const mode_names[] = {
-	[HA_NOTIFY] = "notify", [HA_IGNORE] = "ignore", [HA_ALIGN] = "align",
-	[HA_FAIL_FAST] = "fail-fast", [HA_MIGRATE] = "migrate",
-};
 
 static const char * const event_names[] = {
 	[EV_FAILOVER] = "failover", [EV_PORT_ERR] = "port-err",
@@ -66,6 +68,7 @@ static const char * const action_names[] = {
 	[CMA_HA_ACT_FAIL_CONNECT] = "fail-connect",
 	[CMA_HA_ACT_RELISTEN] = "relisten",
 	[CMA_HA_ACT_MIGRATE] = "migrate",
+	[CMA_HA_ACT_REPORT] = "report",
 };
 
 struct cma_ha_decide_case {
@@ -155,8 +158,36 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_FAIL_FAST, EV_NEIGH, CONNECTED, 0, NONE),
 	C(HA_FAIL_FAST, EV_NEIGH, CONNECTING, 0, NONE),
 	C(HA_FAIL_FAST, EV_NEIGH, CONNECTED, P_DEAD, NOTIFY),
+	/*
+	 * report: the path's state on every failover, in every state but
+	 * idle and closing (cma_ha_report_status() says whether it changed
+	 * for the ID); on a port event only when the path is dead; a bound
+	 * listener is extended as in align; never a teardown
+	 */
+	C(HA_REPORT, EV_FAILOVER, CONNECTED, 0, REPORT),
+	C(HA_REPORT, EV_FAILOVER, CONNECTED, P_MAC, REPORT),
+	C(HA_REPORT, EV_FAILOVER, CONNECTED, P_MIS, REPORT),
+	C(HA_REPORT, EV_FAILOVER, CONNECTED, P_MIS | P_DEAD, REPORT),
+	C(HA_REPORT, EV_FAILOVER, CONNECTED, P_MIS | P_APM, REPORT),
+	C(HA_REPORT, EV_FAILOVER, CONNECTING, P_DEAD, REPORT),
+	C(HA_REPORT, EV_FAILOVER, RESOLVED, P_MIS, REPORT),
+	C(HA_REPORT, EV_FAILOVER, RESOLVING, P_MIS, REPORT),
+	C(HA_REPORT, EV_FAILOVER, BOUND, P_MIS, REPORT),
+	C(HA_REPORT, EV_FAILOVER, LISTENING, P_MIS, RELISTEN),
+	C(HA_REPORT, EV_FAILOVER, LISTENING, P_MAC, NONE),
+	C(HA_REPORT, EV_FAILOVER, CLOSING, P_MIS | P_DEAD, NONE),
+	C(HA_REPORT, EV_FAILOVER, IDLE, P_MIS, NONE),
+	C(HA_REPORT, EV_PORT_ERR, CONNECTED, P_DEAD, REPORT),
+	C(HA_REPORT, EV_PORT_ERR, CONNECTED, P_DEAD | P_APM, REPORT),
+	C(HA_REPORT, EV_PORT_ERR, RESOLVED, P_DEAD, REPORT),
+	C(HA_REPORT, EV_PORT_ERR, CONNECTED, 0, NONE),
+	C(HA_REPORT, EV_PORT_ERR, LISTENING, P_DEAD, NONE),
+	C(HA_REPORT, EV_PORT_ERR, CLOSING, P_DEAD, NONE),
+	/* a neighbour update: the CM's UNREACHABLE, as for notify */
+	C(HA_REPORT, EV_NEIGH, CONNECTED, 0, NOTIFY),
+	C(HA_REPORT, EV_NEIGH, CONNECTED, P_DEAD, NOTIFY),
 	/* values outside the enum decide nothing */
-	C(5, EV_FAILOVER, CONNECTED, P_MAC | P_MIS | P_DEAD, NONE),
+	C(HA_INVALID, EV_FAILOVER, CONNECTED, P_MAC | P_MIS | P_DEAD, NONE),
 	C(255, EV_PORT_ERR, CONNECTED, P_DEAD, NONE),
 };
 
@@ -183,7 +214,7 @@ static void cma_ha_decide_desc(const struct cma_ha_decide_case *c,
 					 len ? "|" : "", path_names[i]);
 
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s/%s/%s/%s -> %s",
-		 name_of(mode_names, ARRAY_SIZE(mode_names), c->mode),
+		 cma_ha_mode_name(c->mode) ?: "?",
 		 name_of(event_names, ARRAY_SIZE(event_names), c->event),
 		 name_of(state_names, ARRAY_SIZE(state_names), c->state),
 		 path,
@@ -239,25 +270,98 @@ static void cma_ha_state_test(struct kunit *test)
 			c->expected);
 }
 
+/*
+ * The status of ADDR_CHANGE: 0 for notify (the stock event), else the
+ * path's state as a positive enum rdma_cm_ha_path_status value, never an
+ * errno; migrate's fallback says what align's would
+ */
 static void cma_ha_status_test(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_NOTIFY,
-							CMA_HA_ACT_NOTIFY), 0);
-	KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_ALIGN,
-							CMA_HA_ACT_DISCONNECT),
-			0);
-	KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_MIGRATE,
-							CMA_HA_ACT_DISCONNECT),
-			-EOPNOTSUPP);
+	unsigned int path, mode;
+
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(0), ST_ALIGNED);
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MAC), ST_ALIGNED);
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_APM), ST_ALIGNED);
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MIS), ST_MIS);
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MIS | P_MAC), ST_MIS);
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_DEAD), ST_DEAD);
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MIS | P_DEAD), ST_DEAD);
+
+	for (path = 0; path < 16; path++) {
+		KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_NOTIFY, path),
+				0);
+		for (mode = HA_IGNORE; mode < HA_INVALID; mode++)
+			KUNIT_EXPECT_EQ(test,
+					cma_ha_addr_change_status(mode, path),
+					(int)cma_ha_path_status(path));
+	}
+	KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_MIGRATE, P_MIS),
+			ST_MIS);
 	KUNIT_EXPECT_EQ(test,
-			cma_ha_addr_change_status(HA_MIGRATE,
-						  CMA_HA_ACT_FAIL_CONNECT),
-			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_MIGRATE,
-							CMA_HA_ACT_NOTIFY), 0);
+			cma_ha_addr_change_status(HA_MIGRATE, P_MIS | P_DEAD),
+			ST_DEAD);
 	KUNIT_EXPECT_EQ(test, cma_ha_teardown_status(HA_ALIGN), -ENETUNREACH);
 	KUNIT_EXPECT_EQ(test, cma_ha_teardown_status(HA_MIGRATE), -ENETUNREACH);
 	KUNIT_EXPECT_EQ(test, cma_ha_teardown_status(HA_FAIL_FAST), -ENETDOWN);
+}
+
+/*
+ * Report mode: what an ID hears, given what it heard last (0: nothing yet,
+ * the ID is on the path the IP stack chose)
+ */
+struct cma_ha_report_case {
+	enum cma_ha_event event;
+	unsigned int path;
+	unsigned int reported;
+	unsigned int status;
+};
+
+static const struct cma_ha_report_case cma_ha_report_cases[] = {
+	/* a failover judges the whole path */
+	{ EV_FAILOVER, 0, 0, 0 },
+	{ EV_FAILOVER, P_MAC, 0, 0 },
+	{ EV_FAILOVER, P_MIS, 0, ST_MIS },
+	{ EV_FAILOVER, P_MIS | P_MAC, 0, ST_MIS },
+	{ EV_FAILOVER, P_DEAD, 0, ST_DEAD },
+	{ EV_FAILOVER, P_MIS | P_DEAD, 0, ST_DEAD },
+	{ EV_FAILOVER, P_MIS, ST_MIS, 0 },
+	{ EV_FAILOVER, P_MIS | P_DEAD, ST_MIS, ST_DEAD },
+	{ EV_FAILOVER, P_MIS, ST_DEAD, ST_MIS },
+	{ EV_FAILOVER, 0, ST_MIS, ST_ALIGNED },
+	{ EV_FAILOVER, 0, ST_DEAD, ST_ALIGNED },
+	{ EV_FAILOVER, 0, ST_ALIGNED, 0 },
+	{ EV_FAILOVER, P_DEAD, ST_DEAD, 0 },
+	/* a port event only says the path is dead */
+	{ EV_PORT_ERR, P_DEAD, 0, ST_DEAD },
+	{ EV_PORT_ERR, P_DEAD, ST_MIS, ST_DEAD },
+	{ EV_PORT_ERR, P_DEAD, ST_DEAD, 0 },
+	{ EV_PORT_ERR, 0, 0, 0 },
+	{ EV_PORT_ERR, 0, ST_MIS, 0 },
+	{ EV_PORT_ERR, 0, ST_DEAD, 0 },
+	{ EV_PORT_ERR, P_APM, ST_DEAD, 0 },
+	/* a neighbour update is the CM's UNREACHABLE, not a report */
+	{ EV_NEIGH, P_DEAD, 0, 0 },
+	{ EV_NEIGH, P_MIS, 0, 0 },
+};
+
+static void cma_ha_report_desc(const struct cma_ha_report_case *c,
+			       char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE,
+		 "%s path %#x after status %u -> %u",
+		 name_of(event_names, ARRAY_SIZE(event_names), c->event),
+		 c->path, c->reported, c->status);
+}
+
+KUNIT_ARRAY_PARAM(cma_ha_report, cma_ha_report_cases, cma_ha_report_desc);
+
+static void cma_ha_report_test(struct kunit *test)
+{
+	const struct cma_ha_report_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test,
+			cma_ha_report_status(c->event, c->path, c->reported),
+			c->status);
 }
 
 /* Option validation: the values RDMA_OPTION_ID_HA_MODE accepts */
@@ -273,13 +377,15 @@ static const struct cma_ha_option_case cma_ha_option_cases[] = {
 	{ HA_ALIGN, IB_QPT_RC, 0 },
 	{ HA_FAIL_FAST, IB_QPT_RC, 0 },
 	{ HA_MIGRATE, IB_QPT_RC, 0 },
+	{ HA_REPORT, IB_QPT_RC, 0 },
 	{ HA_ALIGN, IB_QPT_UC, 0 },
-	{ 5, IB_QPT_RC, -EINVAL },
+	{ HA_INVALID, IB_QPT_RC, -EINVAL },
 	{ 128, IB_QPT_RC, -EINVAL },
 	{ 255, IB_QPT_RC, -EINVAL },
 	{ 0x100, IB_QPT_RC, -EINVAL },
 	{ HA_NOTIFY, IB_QPT_UD, 0 },
 	{ HA_IGNORE, IB_QPT_UD, 0 },
+	{ HA_REPORT, IB_QPT_UD, 0 },
 	{ HA_ALIGN, IB_QPT_UD, -EOPNOTSUPP },
 	{ HA_FAIL_FAST, IB_QPT_UD, -EOPNOTSUPP },
 	{ HA_MIGRATE, IB_QPT_UD, -EOPNOTSUPP },
@@ -331,7 +437,7 @@ static void cma_ha_mode_valid_test(struct kunit *test)
 
 	for (mode = 0; mode < 0x200; mode++)
 		KUNIT_EXPECT_EQ(test, cma_ha_mode_valid(mode),
-				mode <= RDMA_CM_HA_MODE_MIGRATE);
+				mode <= RDMA_CM_HA_MODE_REPORT);
 }
 
 /* The names of the modes: configfs default_ha_mode reads and writes them */
@@ -346,6 +452,7 @@ static const struct cma_ha_name_case cma_ha_name_cases[] = {
 	{ "align", HA_ALIGN },
 	{ "fail-fast", HA_FAIL_FAST },
 	{ "migrate", HA_MIGRATE },
+	{ "report", HA_REPORT },
 	{ "fail-fast\n", HA_FAIL_FAST },	/* echo adds a newline */
 	{ "align\n", HA_ALIGN },
 	{ "", -EINVAL },
@@ -424,7 +531,9 @@ static const struct cma_ha_default_case cma_ha_default_cases[] = {
 	{ HA_ALIGN, IB_QPT_UD, HA_NOTIFY },
 	{ HA_FAIL_FAST, IB_QPT_UD, HA_NOTIFY },
 	{ HA_MIGRATE, IB_QPT_UD, HA_NOTIFY },
-	{ 5, IB_QPT_RC, HA_NOTIFY },
+	{ HA_REPORT, IB_QPT_RC, HA_REPORT },
+	{ HA_REPORT, IB_QPT_UD, HA_REPORT },
+	{ HA_INVALID, IB_QPT_RC, HA_NOTIFY },
 	{ 255, IB_QPT_RC, HA_NOTIFY },
 };
 
@@ -834,6 +943,7 @@ static struct kunit_case cma_ha_test_cases[] = {
 	KUNIT_CASE_PARAM(cma_ha_decide_test, cma_ha_decide_gen_params),
 	KUNIT_CASE_PARAM(cma_ha_state_test, cma_ha_state_gen_params),
 	KUNIT_CASE(cma_ha_status_test),
+	KUNIT_CASE_PARAM(cma_ha_report_test, cma_ha_report_gen_params),
 	KUNIT_CASE(cma_ha_mode_valid_test),
 	KUNIT_CASE_PARAM(cma_ha_option_test, cma_ha_option_gen_params),
 	KUNIT_CASE(cma_ha_inherit_test),

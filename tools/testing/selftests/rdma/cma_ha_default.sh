@@ -64,7 +64,7 @@ for d in sib0 sib1; do
 	[ -f "$f" ] || fail "no $f: the kernel has no per-port default HA mode"
 	v=$(cat "$f")
 	check "$d: default_ha_mode is notify at first (read '$v')" '[ "$v" = notify ]'
-	for m in ignore align fail-fast migrate notify; do
+	for m in ignore align fail-fast migrate report notify; do
 		echo "$m" >"$f" 2>/dev/null
 		v=$(cat "$f")
 		check "$d: '$m' written and read back (read '$v')" '[ "$v" = "$m" ]'
@@ -143,7 +143,7 @@ start default "$MY_IP" default
 act switch ib0
 stop
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETUNREACH 0
+	teardown_checks $ENETUNREACH $ST_MIS
 	check "align listener: no event" '[ "$(count " id=0$")" = 0 ]'
 else
 	peer_disconnect_checks

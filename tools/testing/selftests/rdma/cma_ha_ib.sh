@@ -19,7 +19,8 @@
 #                        the CM tears nothing down (the stock CM's and the
 #                        seeds' behaviour on an IPoIB bond)
 #  2 notify*, align      fail-back (ib1 -> ib0, both links up): the client
-#                        ID gets ADDR_CHANGE then DISCONNECTED -ENETUNREACH;
+#                        ID gets ADDR_CHANGE (status 2, misaligned) then
+#                        DISCONNECTED -ENETUNREACH;
 #                        its DREQ tells the server (DISCONNECTED status 0
 #                        on a notify ID); the client reconnects on sib0
 #  3 align, notify       failover ib0 -> ib1 on the passive side: the
@@ -33,7 +34,7 @@
 #                        DISCONNECTED -ENETDOWN on both sides from the port
 #                        event, without waiting for RC retries; reconnect
 #  5 migrate, notify     failover ib0 -> ib1: rxe cannot migrate (no APM),
-#                        so align's actions with ADDR_CHANGE -EOPNOTSUPP,
+#                        so align's actions with ADDR_CHANGE status 2,
 #                        on the passive side, listener extended to sib1
 #  6 ignore*, notify     failover ib1 -> ib0 with both links up: the ignore
 #                        side gets no event, the notify side ADDR_CHANGE;
@@ -41,11 +42,12 @@
 #  7 notify*, migrate    failover ib0 -> ib1: migrate's fallback on the
 #                        active side
 #  8 align, align        cut the active link (ib1 -> ib0): both IDs torn
-#                        down with -ENETUNREACH after ADDR_CHANGE (no DREQ
+#                        down with -ENETUNREACH after ADDR_CHANGE status 3,
+#                        dead (no DREQ
 #                        can cross the dead link); the client reconnects on
 #                        sib0 through the extended listener
 #  9 migrate, ignore     cut the active link (ib0 -> ib1): the server falls
-#                        back with -EOPNOTSUPP/-ENETUNREACH; the ignore
+#                        back with ADDR_CHANGE 3/-ENETUNREACH; the ignore
 #                        client gets no CM event and learns from its own
 #                        WC error (RC retries exhausted; retry count 6)
 #                        or, with no send outstanding, its own 5 s reply
@@ -55,6 +57,17 @@
 #                        gets no CM event for its connection (it learns
 #                        nothing unless it has a send outstanding) and
 #                        accepts the reconnection on sib0
+# 11 report, report     failover ib0 -> ib1 with both links up: both IDs
+#                        get ADDR_CHANGE status 2 (misaligned, alive) and
+#                        nothing else, the connection is kept and busy;
+#                        the listener is extended to sib1, with no event;
+#                        then cut link 0 (the IDs' port, now the backup):
+#                        ADDR_CHANGE status 3 (dead) from the port event,
+#                        and still no teardown by the CM: the programs
+#                        end id 1 by their own detection (a WC error when
+#                        RC retries run out, or the client's 2 s reply
+#                        timeout) and the client reconnects on sib1,
+#                        through the extended listener
 #  (* = the server listens on the wildcard address, else on bond0's)
 #
 # Every guest asserts its own side; timings are printed as RDMA-HA-DATA
@@ -96,7 +109,7 @@ dreq_tx0=$(cmc sib1 tx dreq)
 act switch ib0
 stop
 if [ "$ROLE" = b ]; then
-	teardown_checks $ENETUNREACH 0
+	teardown_checks $ENETUNREACH $ST_MIS
 	check "the client sent a DREQ on sib1" '[ "$(cmc sib1 tx dreq)" -gt "$dreq_tx0" ]'
 	check "client reconnected" 'grep -q " reconnect attempt=1" "$PLOG"'
 else
@@ -112,7 +125,7 @@ start align "$MY_IP" notify
 act switch ib1
 stop
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETUNREACH 0
+	teardown_checks $ENETUNREACH $ST_MIS
 	check "align listener: no event" '[ "$(count " id=0$")" = 0 ]'
 else
 	peer_disconnect_checks
@@ -138,7 +151,7 @@ start migrate "$MY_IP" notify
 act switch ib1
 stop
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETUNREACH "-$EOPNOTSUPP"
+	teardown_checks $ENETUNREACH $ST_MIS
 	check "migrate listener: no event" '[ "$(count " id=0$")" = 0 ]'
 else
 	peer_disconnect_checks
@@ -163,7 +176,7 @@ start notify 0.0.0.0 migrate
 act switch ib1
 stop
 if [ "$ROLE" = b ]; then
-	teardown_checks $ENETUNREACH "-$EOPNOTSUPP"
+	teardown_checks $ENETUNREACH $ST_MIS
 else
 	peer_disconnect_checks
 fi
@@ -172,7 +185,7 @@ reconnected_checks sib1
 # -- phase 8: align on both sides, the active link is cut ----------------
 start align "$MY_IP" align
 act cut 1
-teardown_checks $ENETUNREACH 0
+teardown_checks $ENETUNREACH $ST_DEAD
 [ "$ROLE" = a ] ||
 	check "client reconnected" 'grep -q " reconnect attempt=1" "$PLOG"'
 act restore 1
@@ -190,7 +203,7 @@ OBSERVE_S=30
 act cut 0
 OBSERVE_S=8
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETUNREACH "-$EOPNOTSUPP"
+	teardown_checks $ENETUNREACH $ST_DEAD
 else
 	check "ignore: no ADDR_CHANGE" '[ "$(count "RDMA_CM_EVENT_ADDR_CHANGE")" = 0 ]'
 	check "ignore: the CM tore nothing down (no -ENETDOWN/-ENETUNREACH)" \
@@ -210,12 +223,40 @@ reconnected_checks sib1
 start ignore 0.0.0.0 migrate
 act cut 1
 if [ "$ROLE" = b ]; then
-	teardown_checks $ENETUNREACH "-$EOPNOTSUPP"
+	teardown_checks $ENETUNREACH $ST_DEAD
 else
 	check "ignore: no CM event on id 1" '[ "$(count " cm_event .* id=1$")" = 0 ]'
 fi
 act restore 1
 stop
 reconnected_checks sib0
+
+# -- phase 11: report on both sides: told, nothing torn down --------------
+start report "$MY_IP" report "--retry-count 6 --reply-timeout-ms 2000"
+act switch ib1
+t=$(since "$(ev ADDR_CHANGE $ST_MIS 1)")
+data "what=report_misaligned_ms value=${t:-none}"
+check "report: id 1 ADDR_CHANGE status $ST_MIS (misaligned) within ${ACT_MAX_MS} ms (${t:-never})" \
+	'within "$t"'
+check "report: the program printed the status" \
+	'[ "$(count " ha_path status=misaligned value=$ST_MIS id=1$")" = 1 ]'
+check "report: one CM event, the ADDR_CHANGE" '[ "$(count " cm_event ")" = 1 ]'
+kept_checks "report, failover with the old path alive"
+[ "$ROLE" = b ] ||
+	check "report listener: no event (extended to sib1)" '[ "$(count " id=0$")" = 0 ]'
+act cut 0
+t=$(since "$(ev ADDR_CHANGE $ST_DEAD 1)")
+data "what=report_dead_ms value=${t:-none}"
+check "report: id 1 ADDR_CHANGE status $ST_DEAD (dead) within ${ACT_MAX_MS} ms (${t:-never})" \
+	'within "$t"'
+check "report: the program printed the status" \
+	'[ "$(count " ha_path status=dead value=$ST_DEAD id=1$")" = 1 ]'
+check "report: the CM tore nothing down (no DISCONNECTED/UNREACHABLE)" \
+	'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+check "report: id 1 ended by the program's own detection, if at all" \
+	'[ "$(count " disconnected id=1 ")" = "$(count " disconnected id=1 reason=(wc_error|reply_timeout)$")" ]'
+act restore 0
+stop
+reconnected_checks sib1
 
 finish

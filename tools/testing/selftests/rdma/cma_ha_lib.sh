@@ -27,7 +27,11 @@ OBSERVE_S=8
 PP_INTERVAL_US=${RDMA_HA_PP_INTERVAL_US:-10000}
 ENETDOWN=100
 ENETUNREACH=101
-EOPNOTSUPP=95
+# the status of ADDR_CHANGE in HA modes other than notify: the path's state
+# (enum rdma_cm_ha_path_status), positive, never an errno
+ST_ALIGNED=1
+ST_MIS=2
+ST_DEAD=3
 
 failed=0
 seq=0
@@ -184,9 +188,9 @@ stop() {
 	data "what=exit rc=$RC"
 }
 
-# teardown_checks STATUS: this side's connection (id 1) was torn down by
-# the CM with STATUS, after ADDR_CHANGE (status ADDR_STATUS) when the act
-# was a failover, quickly; then (client) it reconnected on DEV.
+# teardown_checks STATUS ADDR_STATUS: this side's connection (id 1) was
+# torn down by the CM with STATUS, after ADDR_CHANGE (status ADDR_STATUS,
+# the path's state) when the act was a failover, quickly.
 teardown_checks() {
 	local status=$1 addr_status=$2 t_addr t_disc
 	t_disc=$(since "$(ev DISCONNECTED "-$status" 1)")

@@ -22,8 +22,8 @@
 #  3 notify*, align      cut the active link (eth0 -> eth1): the client is
 #                        torn down and reconnects on rxe1
 #  4 migrate, notify     cut the active link (eth1 -> eth0): the server
-#                        falls back (ADDR_CHANGE -EOPNOTSUPP, DISCONNECTED
-#                        -ENETUNREACH); reconnect on rxe0
+#                        falls back (ADDR_CHANGE status 3, dead, then
+#                        DISCONNECTED -ENETUNREACH); reconnect on rxe0
 #  5 fail-fast*, notify  cut the active link (eth0 -> eth1): the path is
 #                        dead (port down, no carrier): DISCONNECTED with
 #                        -ENETDOWN (port event) or -ENETUNREACH (failover),
@@ -33,6 +33,12 @@
 #                        leaves it, so the path is dead: DISCONNECTED
 #                        -ENETDOWN; the listener, bound to bond0's address
 #                        on rxe1, takes the reconnection on rxe0
+#  7 report, report      failover eth0 -> eth1 (both links up): the stock
+#                        CM and notify say nothing (phase 1), report tells
+#                        both IDs ADDR_CHANGE status 3: their path is dead
+#                        (its GID left rxe0); the CM tears nothing down,
+#                        the client learns from its own sends and
+#                        reconnects through the extended listener on rxe1
 #  After each phase, the client has reconnected on the new port and is
 #  busy at the end.
 #  One side acts per phase.  Unlike over IB, the peer cannot learn by
@@ -179,7 +185,7 @@ GRACE="--wc-error-grace-ms $ACT_MAX_MS"
 start align "$MY_IP" notify "--retry-count 6 --reply-timeout-ms 2000" "$GRACE"
 act switch eth0
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETUNREACH 0
+	teardown_checks $ENETUNREACH $ST_DEAD
 	check "align listener: no event" '[ "$(count " id=0$")" = 0 ]'
 else
 	own_wc_checks
@@ -193,7 +199,7 @@ reconnected_data rxe0
 start notify 0.0.0.0 align "$GRACE"
 act cut 0
 check "bond0's GID moved to rxe1" 'gids_on rxe1'
-[ "$ROLE" = a ] || teardown_checks $ENETUNREACH 0
+[ "$ROLE" = a ] || teardown_checks $ENETUNREACH $ST_DEAD
 roce_state
 act restore 0
 stop
@@ -204,7 +210,7 @@ reconnected_data rxe1
 start migrate "$MY_IP" notify "--retry-count 6 --reply-timeout-ms 2000" "$GRACE"
 act cut 1
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETUNREACH "-$EOPNOTSUPP"
+	teardown_checks $ENETUNREACH $ST_DEAD
 else
 	own_wc_checks
 fi
@@ -236,7 +242,7 @@ start fail-fast "$MY_IP" notify "--retry-count 6 --reply-timeout-ms 2000" "$GRAC
 act switch eth0
 check "bond0's GID moved to rxe0" 'gids_on rxe0'
 if [ "$ROLE" = a ]; then
-	teardown_checks $ENETDOWN 0
+	teardown_checks $ENETDOWN $ST_DEAD
 else
 	own_wc_checks
 fi
@@ -244,5 +250,29 @@ roce_state
 stop
 cm_report
 reconnected_data rxe0
+
+# -- phase 7: report on both sides, administrative failover ---------------
+# (fail_over_mac=none: no hardware address changes, phase 1 saw nothing)
+# both leave the end of a connection whose sends fail to the grace: a
+# report consumer that wants the CM's word waits for it briefly
+start report "$MY_IP" report "--retry-count 6 --reply-timeout-ms 2000 $GRACE" "$GRACE"
+act switch eth1
+check "bond0's GID moved to rxe1" 'gids_on rxe1'
+t=$(since "$(ev ADDR_CHANGE $ST_DEAD 1)")
+data "what=report_dead_ms value=${t:-none}"
+check "report: id 1 ADDR_CHANGE status $ST_DEAD (dead, its GID left rxe0) within ${ACT_MAX_MS} ms (${t:-never})" \
+	'within "$t"'
+check "report: the program printed the status" \
+	'[ "$(count " ha_path status=dead value=$ST_DEAD id=1$")" = 1 ]'
+check "report: one ADDR_CHANGE for id 1" \
+	'[ "$(count "RDMA_CM_EVENT_ADDR_CHANGE status=[0-9-]* id=1$")" = 1 ]'
+check "report: the CM tore nothing down (no -ENETDOWN/-ENETUNREACH)" \
+	'[ "$(count "status=-($ENETDOWN|$ENETUNREACH) ")" = 0 ]'
+[ "$ROLE" = b ] ||
+	check "report listener: no event (extended to rxe1)" '[ "$(count " id=0$")" = 0 ]'
+roce_state
+stop
+cm_report
+reconnected_data rxe1
 
 finish

@@ -69,7 +69,14 @@
 #define HA_MODE_ALIGN		2
 #define HA_MODE_FAIL_FAST	3
 #define HA_MODE_MIGRATE		4
-#define HA_MODE_MAX		HA_MODE_MIGRATE
+#define HA_MODE_REPORT		5
+#define HA_MODE_MAX		HA_MODE_REPORT
+
+/* align, fail-fast and migrate tear down: connected QP types only */
+static inline int ha_mode_tears_down(unsigned int m)
+{
+	return m >= HA_MODE_ALIGN && m <= HA_MODE_MIGRATE;
+}
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -410,7 +417,7 @@ static void connected_pair(void)
 
 static int table(void)
 {
-	static const unsigned char bad_modes[] = { 5, 6, 127, 128, 254, 255 };
+	static const unsigned char bad_modes[] = { 6, 7, 127, 128, 254, 255 };
 	static const size_t bad_lens[] = { 0, 2, 3, 4, 8, 16, 4096, 1u << 20 };
 	static const long bad_levels[] = {
 		2, 3, 4, 5, 6, 7, 8, 16, 41, 255, 256, 1000, 65535, INT_MAX,
@@ -437,7 +444,7 @@ static int table(void)
 			}
 			for (m = 0; m <= HA_MODE_MAX; m++) {
 				want = 0;
-				if (ps == RDMA_PS_UDP && m >= HA_MODE_ALIGN)
+				if (ps == RDMA_PS_UDP && ha_mode_tears_down(m))
 					want = EOPNOTSUPP;
 				snprintf(what, sizeof(what), "mode %u optlen 1", m);
 				check(&t, RDMA_OPTION_ID, RDMA_OPTION_ID_HA_MODE,
@@ -617,7 +624,7 @@ static unsigned int expect(const struct tid *t, int level, int optname,
 		case RDMA_OPTION_ID_HA_MODE:
 			if (len32 != 1 || p[0] > HA_MODE_MAX)
 				return mask | RES_EINVAL;
-			if (p[0] >= HA_MODE_ALIGN && t->ps != RDMA_PS_TCP)
+			if (ha_mode_tears_down(p[0]) && t->ps != RDMA_PS_TCP)
 				return mask | RES_EOPNOTSUPP;
 			if (t->st == ST_DISCONNECTED)
 				return mask | RES_EBUSY;
