@@ -157,14 +157,14 @@ topic_closure() {
 	echo "$1"
 }
 
-if [ "$topics" = 1 ]; then
+# --whoami: one identity, not one per topic
+if [ "$topics" = 1 ] && [ "$whoami" = 0 ]; then
 	topics_parse
 	opts=(--prefix "$prefix" --repo "$repo")
 	[ -z "$reroll" ] || opts+=(-v "$reroll")
 	[ "$check_build" = 0 ] || opts+=(--check-build)
 	[ "$build_steps" = 0 ] || opts+=(--build-steps)
 	[ "$draft" = 0 ] || opts+=(--draft)
-	[ "$whoami" = 0 ] || opts+=(--whoami)
 	[ "$checkpatch" = 1 ] || opts+=(--no-checkpatch)
 	[ "$allow_unowned" = 0 ] || opts+=(--allow-unowned)
 	status=0 i=0
