@@ -99,6 +99,7 @@ tools:
 initramfs: tools
 	$(SELFTESTS)/qemu/build-initramfs.sh $(OUT)/initramfs.cpio
 	NVME_TOOLS=1 $(SELFTESTS)/qemu/build-initramfs.sh $(OUT)/initramfs-nvme.cpio
+	PYVERBS=1 $(SELFTESTS)/qemu/build-initramfs.sh $(OUT)/initramfs-pyverbs.cpio
 
 tree:
 	$(DEV)/tree.sh import

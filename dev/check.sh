@@ -69,7 +69,7 @@ setup() {
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
 		libibverbs-dev infiniband-diags socat kmod gcc-12 zstd dwarves \
-		groff-base man-db nvme-cli fio
+		groff-base man-db nvme-cli fio python3-pyverbs
 }
 
 # ---- series, round trip -------------------------------------------------
@@ -416,6 +416,8 @@ build_initramfs() {
 	run_check initramfs "$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs.cpio"
 	run_check initramfs/nvme env NVME_TOOLS=1 \
 		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-nvme.cpio"
+	run_check initramfs/pyverbs env PYVERBS=1 \
+		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-pyverbs.cpio"
 }
 
 # The "debian" guests: Debian's modules plus the replacements.
@@ -430,7 +432,8 @@ build_initramfs_debian() {
 # kernel_image KIND / initrd KIND [NAME]: what a guest of kernel KIND
 # boots (for scenario NAME: a header's initrd=nvme asks for the initramfs
 # with nvme-cli and fio, which is seven times the size of the other and
-# takes seconds longer to unpack at every boot).
+# takes seconds longer to unpack at every boot; initrd=pyverbs for the one
+# with python3 and rdma-core's test suite).
 kernel_image() {
 	case "$1" in
 	debian) echo "$DEB_VMLINUZ" ;;
@@ -441,12 +444,11 @@ kernel_image() {
 initrd() {
 	case "$1" in
 	debian) echo "$OUT/initramfs-debian.cpio" ;;
-	*)	if [ -n "${2:-}" ] &&
-		   [ "$(scenario_meta "$SELFTESTS/$2.sh" initrd "")" = nvme ]; then
-			echo "$OUT/initramfs-nvme.cpio"
-		else
-			echo "$OUT/initramfs.cpio"
-		fi ;;
+	*)	case "${2:+$(scenario_meta "$SELFTESTS/$2.sh" initrd "")}" in
+		nvme) echo "$OUT/initramfs-nvme.cpio" ;;
+		pyverbs) echo "$OUT/initramfs-pyverbs.cpio" ;;
+		*) echo "$OUT/initramfs.cpio" ;;
+		esac ;;
 	esac
 }
 

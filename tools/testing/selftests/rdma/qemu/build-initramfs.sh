@@ -9,6 +9,7 @@
 # ibverbs-utils, perftest, infiniband-diags (ibstat, saquery, smpquery,
 # ibnetdiscover, sminfo), opensm (unpacked, not installed), with
 # NVME_TOOLS=1 nvme-cli and fio (NVMe over Fabrics with verified I/O),
+# with PYVERBS=1 python3 and rdma-core's own test suite (python3-pyverbs),
 # plus the project's programs (every executable in $TOOLS_DIR, default
 # out/tools) and the scenarios of tools/testing/selftests/rdma/*.sh (into
 # /selftests).
@@ -40,7 +41,7 @@ die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 # Debian packages we take files from; installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
       librdmacm1 rdmacm-utils ibverbs-utils perftest infiniband-diags cpio
-      gcc libc6-dev librdmacm-dev ethtool nvme-cli fio"
+      gcc libc6-dev librdmacm-dev ethtool nvme-cli fio python3-pyverbs"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -143,6 +144,39 @@ if [ "${NVME_TOOLS:-}" = 1 ]; then
 		"$sel/shm_shim.c"
 fi
 
+# rdma-core's own tests (PYVERBS=1, for rdma_core_tests): the python3
+# interpreter and its standard library (without what the tests never
+# import), pyverbs, the suite as python3-pyverbs ships it (gunzipped), its
+# version, and the runner rdma_core_tests.py.  About 55 MB: only the
+# scenarios that ask for it (initrd=pyverbs) get it.
+if [ "${PYVERBS:-}" = 1 ]; then
+	py=$(readlink -f /usr/bin/python3)
+	pyv=$(basename "$py")
+	stage_file "$py" "/usr/bin/$pyv"
+	ln -s "$pyv" "$stage/usr/bin/python3"
+	mkdir -p "$stage/usr/lib/$pyv"
+	(cd "/usr/lib/$pyv" && tar cf - --exclude=./test --exclude=./idlelib \
+		--exclude=./tkinter --exclude=./ensurepip --exclude=./lib2to3 \
+		--exclude=./pydoc_data --exclude=./turtledemo \
+		--exclude="./config-*" --exclude=./site-packages \
+		--exclude=./dist-packages .) | tar xf - -C "$stage/usr/lib/$pyv"
+	for f in "/usr/lib/$pyv"/lib-dynload/*.so; do
+		stage_file "$f"
+	done
+	mkdir -p "$stage/usr/lib/python3/dist-packages"
+	cp -a /usr/lib/python3/dist-packages/pyverbs \
+		"$stage/usr/lib/python3/dist-packages/"
+	while IFS= read -r f; do
+		stage_file "$f"
+	done < <(find /usr/lib/python3/dist-packages/pyverbs -name '*.so' | sort)
+	mkdir -p "$stage/usr/share/rdma-core/tests"
+	cp -a /usr/share/doc/rdma-core/tests/. "$stage/usr/share/rdma-core/tests/"
+	find "$stage/usr/share/rdma-core/tests" -name '*.gz' -exec gunzip -f {} +
+	dpkg-query -W -f='${Version}\n' python3-pyverbs \
+		>"$stage/usr/share/rdma-core/VERSION"
+	install -m 755 "$sel/rdma_core_tests.py" "$stage/usr/bin/rdma_core_tests"
+fi
+
 # libibverbs with the rxe provider only (others would only slow probing).
 for f in /usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so; do
 	stage_file "$f"
@@ -205,7 +239,7 @@ done < <(/bin/busybox --list-full | sort)
 # PID 1, the helpers and the scenarios.
 cp "$here/init.sh" "$stage/init"
 chmod 755 "$stage/init"
-for f in "$sel"/*.sh; do
+for f in "$sel"/*.sh "$sel"/*.expected; do
 	cp "$f" "$stage/selftests/"
 done
 chmod 755 "$stage"/selftests/*.sh
