@@ -22,14 +22,9 @@
  * was failed, more when the action made fewer than N allocations, -1
  * while no action has taken the value last written or it still runs.
  * Writing 0 disarms it.
- *
- * ha_work_delay_ms makes the next per-ID HA work item to start sleep that
- * long before it acts, as a slow event handler of a consumer would hold
- * it up: the actions of the other IDs must not wait for it.
  */
 
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/sched.h>
 
 #include <rdma/rdma_cm.h>
@@ -47,9 +42,6 @@ static struct cma_ha_fault_point cma_ha_fault_points[CMA_HA_FAULT_NR] = {
 		.left = ATOMIC_INIT(-1),
 	},
 };
-
-/* ms the next per-ID HA work sleeps, 0 if none */
-static atomic_t cma_ha_fault_delay_ms = ATOMIC_INIT(0);
 
 static struct dentry *cma_ha_debugfs;
 
@@ -88,19 +80,6 @@ void cma_ha_fault_end(enum cma_ha_fault_site site, struct cma_ha_fault *fault)
 	WRITE_ONCE(current->fail_nth, fault->saved);
 }
 
-/**
- * cma_ha_fault_delay() - Hold up an HA work item as a slow handler would
- *
- * Context: Process context, in a per-ID HA work item.
- */
-void cma_ha_fault_delay(void)
-{
-	unsigned int ms = atomic_xchg(&cma_ha_fault_delay_ms, 0);
-
-	if (ms)
-		msleep(ms);
-}
-
 static int cma_ha_fault_get(void *data, u64 *val)
 {
 	struct cma_ha_fault_point *point = data;
@@ -134,8 +113,6 @@ void cma_ha_fault_init(void)
 				   cma_ha_debugfs,
 				   &cma_ha_fault_points[CMA_HA_FAULT_RELISTEN],
 				   &cma_ha_fault_fops);
-	debugfs_create_atomic_t("ha_work_delay_ms", 0600, cma_ha_debugfs,
-				&cma_ha_fault_delay_ms);
 }
 
 void cma_ha_fault_exit(void)
