@@ -26,6 +26,22 @@
 # relisten of bound listeners included; each of its slab allocations is
 # failed once in turn, until a switch each way allocates no more.  A
 # switch may be refused only with ENOMEM.
+# Then the HA actions that this task does not reach are swept through
+# rdma_cm's debugfs fault points (ha_relisten_fail_nth, ha_work_fail_nth):
+#   - on guest a, with fresh bound align and migrate listeners, relisten
+#     to the other device with its Nth allocation failed, N = 1, 2, ...
+#     until a relisten has allocations left; a per-device listener that
+#     was created but could not listen is destroyed by a work item, never
+#     by the switching task, which holds the RTNL lock (issue 17 D8: the
+#     cm_id_destroy trace names the task);
+#   - on guest b, the HA work of a connected align or migrate client
+#     (ADDR_CHANGE, DREQ, QP to error, DISCONNECTED and the handlers of
+#     rdma_ucm) with its Nth allocation failed, until one has allocations
+#     left; after every step both clients connect again (a client whose
+#     DISCONNECTED the CM delivered but rdma_ucm dropped under the
+#     injected ENOMEM is restarted, and must connect).
+# RDMA_HA_FLAPS (rdma_ha.flaps=N on the guests' command line) shortens
+# the churn when only the sweeps matter.
 # Asserted afterwards, with both guests back on ib0:
 #   - every program still runs, and SETTLE_S later every client is
 #     connected and busy (a fresh connection through the CM works in every
@@ -147,6 +163,205 @@ fail_nth --pause-ms "$FLAP_MS" --allow ENOMEM \
 rc=$?
 sed "s/^/RDMA-HA-DATA: role=$ROLE what=fail-nth /" /tmp/fail-nth.log | tail -n 5
 check "fail-nth sweep over the failover (exit $rc)" '[ "$rc" = 0 ]'
+
+# -- every allocation of the HA actions failed in turn ------------------------
+# The HA work items run on kworkers and relisten runs late in the FAILOVER
+# notifier chain: rdma_cm's debugfs fault points (cma_ha_fault.c) hand a
+# fail-nth N to the next action of a kind; reading back gives what it left
+# (0: the Nth allocation failed, more: it made fewer than N, -1: no action
+# took it).  A sweep ends at the first N an action does not use up.
+FP=/sys/kernel/debug/rdma_cm
+T=/sys/kernel/tracing
+[ -w $FP/ha_relisten_fail_nth ] && [ -w $FP/ha_work_fail_nth ] ||
+	fail "no rdma_cm fault points in debugfs (CONFIG_FAULT_INJECTION_DEBUG_FS)"
+[ -d $T/events ] || mount -t tracefs nodev $T
+for e in cm_ha_error cm_id_destroy; do
+	echo 1 >$T/events/rdma_cma/$e/enable || fail "no rdma_cma:$e trace event"
+done
+echo 4096 >$T/buffer_size_kb
+SWEEP_MAX=${RDMA_HA_SWEEP_MAX:-60}
+
+# fault_left FILE: what the action that took FILE's fail-nth left, once
+# one did (up to 5 s); -1 if none
+fault_left() {
+	local end left
+	end=$(($(boot_secs) + 5))
+	while :; do
+		left=$(cat "$1")
+		[ "$left" != -1 ] || [ "$(boot_secs)" -ge "$end" ] && break
+		sleep 0.05
+	done
+	echo "$left"
+}
+
+connected() { grep -c ' connected id=' "/tmp/race-$1.log"; }
+
+bond_activate ib0
+barrier ha-sweeps 120
+if [ "$ROLE" = a ]; then
+	# Relisten (guest a): each step starts a fresh bound align listener
+	# on sib0 (the last one is gone with its program, extended or not),
+	# arms the relisten fault point and switches to ib1: the listener's
+	# relisten to sib1 takes N.  A per-device listener created but
+	# unable to listen must be destroyed by a work item, never in the
+	# switching task, which holds the RTNL lock (issue 17 D8): every
+	# cm_id_destroy is traced with its kernel stack.
+	# restart MODE: a fresh server for MODE, listening
+	restart() {
+		local n
+		n=$(grep -c ' listening ' "/tmp/race-$1.log")
+		kill -9 "$(cat "/tmp/race-$1.pid")" 2>/dev/null
+		wait "$(cat "/tmp/race-$1.pid")" 2>/dev/null
+		run "$1"
+		wait_for 10 sh -c "[ \$(grep -c ' listening ' /tmp/race-$1.log) -gt $n ]" ||
+			fail "$1 server did not listen again"
+	}
+	# the migrate listener is extended to sib1 once and for all
+	restart migrate
+	bond_activate ib1
+	bond_activate ib0
+	echo stacktrace >$T/events/rdma_cma/cm_id_destroy/trigger ||
+		fail "no stacktrace trigger on rdma_cma:cm_id_destroy"
+	echo >$T/trace
+	(
+		n=0
+		while [ $n -lt "$SWEEP_MAX" ]; do
+			n=$((n + 1))
+			restart align
+			echo $n >$FP/ha_relisten_fail_nth
+			echo ib1 >/sys/class/net/bond0/bonding/active_slave
+			left=$(cat $FP/ha_relisten_fail_nth)
+			echo 0 >$FP/ha_relisten_fail_nth
+			echo "relisten n=$n left=$left"
+			sleep 0.2
+			echo ib0 >/sys/class/net/bond0/bonding/active_slave
+			[ "$left" = 0 ] || break
+		done
+	) >/tmp/sweep-relisten.log 2>&1 &
+	swpid=$!
+	wait $swpid
+	sleep 1
+	echo '!stacktrace' >$T/events/rdma_cma/cm_id_destroy/trigger
+	cat $T/trace >/tmp/sweep-relisten.trace
+	sed "s/^/RDMA-HA-DATA: role=a what=ha-fail-nth /" /tmp/sweep-relisten.log
+	steps=$(grep -c '^relisten ' /tmp/sweep-relisten.log)
+	last=$(tail -n 1 /tmp/sweep-relisten.log)
+	errors=$(grep -c 'cm_ha_error:.*action=relisten' /tmp/sweep-relisten.trace)
+	# per cm_id_destroy: "switch" when the switching task or a netdev
+	# notifier destroyed it, "work" when the failed-listener work did
+	awk -v sw="-$swpid " '
+		function done() {
+			if (!ev) return
+			if (index(ev, sw) || stk ~ /call_netdevice_notifiers|cma_netdev_callback/)
+				print "switch"
+			else if (stk ~ /cma_ha_destroy_failed_listeners/)
+				print "work"
+			else
+				print "other"
+			ev = ""
+		}
+		/cm_id_destroy:/ { done(); ev = $0; stk = ""; next }
+		/^ => / { if (ev) stk = stk " " $2; next }
+		/<stack trace>/ { next }
+		{ done() }
+		END { done() }' /tmp/sweep-relisten.trace >/tmp/sweep-relisten.who
+	by_switch=$(grep -c '^switch$' /tmp/sweep-relisten.who)
+	by_work=$(grep -c '^work$' /tmp/sweep-relisten.who)
+	echo "RDMA-HA-DATA: role=a what=ha-fail-nth relisten steps=$steps errors=$errors destroyed_by_switch=$by_switch destroyed_by_work=$by_work"
+	grep -B1 -A12 -- "-$swpid .*cm_id_destroy:" /tmp/sweep-relisten.trace | head -n 14
+	check "relisten sweep: N=1 failed, ended with allocations left in $steps steps ($last)" \
+		'[ "$steps" -ge 2 ] && [ "$steps" -lt "$SWEEP_MAX" ] &&
+		 head -n 1 /tmp/sweep-relisten.log | grep -q "left=0\$" &&
+		 echo "$last" | grep -qv "left=0\$" && ! echo "$last" | grep -q "left=-1"'
+	# an allocation whose failure relisten survives (restrack's) fails
+	# a step without an error
+	check "relisten sweep: failures traced ($errors cm_ha_error relisten in $((steps - 1)) failed steps)" \
+		'[ "$errors" -ge 1 ] && [ "$errors" -le $((steps - 1)) ]'
+	check "failed per-device listeners destroyed by a work item ($by_work), none by the switching task under RTNL ($by_switch)" \
+		'[ "$by_work" -ge 1 ] && [ "$by_switch" = 0 ]'
+	barrier ha-work-sweep 300
+else
+	barrier ha-work-sweep 300
+	# The HA work (guest b): align and migrate clients connected on sib0;
+	# each step arms the work fault point and switches to ib1: the first
+	# client's work (ADDR_CHANGE, DREQ, QP to error, DISCONNECTED) takes
+	# N.  Then back on ib0, both clients must connect again: a fresh
+	# connection through the CM works after every injected failure.
+	for m in align migrate; do
+		wait_for 30 sh -c "tail -n 20 /tmp/race-$m.log | grep ' connected id=' | tail -n 1 | grep -q dev=sib0" ||
+			fail "$m client not connected on sib0 before the work sweep"
+	done
+	# lost_event N MODE CONNECTED LINES...: for each client that did not
+	# connect again after step N (CONNECTED connections, LINES log lines
+	# before it).  rdma_ucm drops an event it cannot allocate (all but
+	# CONNECT_REQUEST), so an injected failure may cost a client the
+	# DISCONNECTED that the CM did deliver (rdma_cma:cm_event_handler
+	# traced more DISCONNECTED in the step than the clients logged): the
+	# program never learns that its connection ended.  Such a client is
+	# restarted and must connect (a fresh connection works).  A client
+	# that did not connect again while the CM delivered no DISCONNECTED
+	# it missed fails the step.
+	lost_event() {
+		local step=$1 m c l delivered logged
+		shift
+		delivered=$(grep 'cm_event_handler:' $T/trace | grep -c ' DISCONNECTED (')
+		logged=0
+		for m in align migrate; do
+			l=$(eval echo "\$l_$m")
+			logged=$((logged + $(tail -n +"$((l + 1))" "/tmp/race-$m.log" |
+				grep -c 'cm_event name=RDMA_CM_EVENT_DISCONNECTED ')))
+		done
+		while [ $# -ge 3 ]; do
+			m=$1 c=$2
+			shift 3
+			[ "$(connected "$m")" -gt "$c" ] && continue
+			if [ "$delivered" -gt "$logged" ]; then
+				echo "RDMA-HA-DATA: role=b what=ha-fail-nth work n=$step $m did not connect again; DISCONNECTED delivered $delivered, logged $logged: restarted"
+				logged=$((logged + 1))
+				c=$(connected "$m")
+				kill -9 "$(cat "/tmp/race-$m.pid")" 2>/dev/null
+				wait "$(cat "/tmp/race-$m.pid")" 2>/dev/null
+				run "$m"
+				wait_for 30 sh -c "[ \$(grep -c ' connected id=' /tmp/race-$m.log) -gt $c ]" ||
+					check "work sweep n=$step: a fresh $m client connects" false
+			else
+				check "work sweep n=$step: $m connected again (DISCONNECTED delivered $delivered, logged $logged)" false
+			fi
+		done
+	}
+	echo 1 >$T/events/rdma_cma/cm_event_handler/enable ||
+		fail "no rdma_cma:cm_event_handler trace event"
+	n=0
+	while [ $n -lt "$SWEEP_MAX" ]; do
+		n=$((n + 1))
+		ca=$(connected align)
+		cm=$(connected migrate)
+		l_align=$(wc -l </tmp/race-align.log)
+		l_migrate=$(wc -l </tmp/race-migrate.log)
+		echo >$T/trace
+		echo $n >$FP/ha_work_fail_nth
+		echo ib1 >/sys/class/net/bond0/bonding/active_slave
+		left=$(fault_left $FP/ha_work_fail_nth)
+		echo 0 >$FP/ha_work_fail_nth
+		echo "work n=$n left=$left" | tee -a /tmp/sweep-work.log |
+			sed "s/^/RDMA-HA-DATA: role=b what=ha-fail-nth /"
+		bond_activate ib0
+		wait_for 30 sh -c "[ \$(grep -c ' connected id=' /tmp/race-align.log) -gt $ca ] &&
+			[ \$(grep -c ' connected id=' /tmp/race-migrate.log) -gt $cm ]" ||
+			lost_event "$n" align "$ca" "$l_align" migrate "$cm" "$l_migrate"
+		[ "$left" = 0 ] || [ "$left" = -1 ] || break
+	done
+	steps=$(grep -c '^work ' /tmp/sweep-work.log)
+	last=$(tail -n 1 /tmp/sweep-work.log)
+	echo "RDMA-HA-DATA: role=b what=ha-fail-nth work steps=$steps"
+	check "work sweep: every step's work took N ($(grep -c 'left=-1$' /tmp/sweep-work.log) did not)" \
+		'! grep -q "left=-1\$" /tmp/sweep-work.log'
+	check "work sweep: N=1 failed, ended with allocations left in $steps steps ($last)" \
+		'[ "$steps" -ge 2 ] && [ "$steps" -lt "$SWEEP_MAX" ] &&
+		 head -n 1 /tmp/sweep-work.log | grep -q "left=0\$"'
+	barrier ha-work-sweep-done 300
+fi
+[ "$ROLE" = b ] || barrier ha-work-sweep-done 300
 
 # -- settle on ib0 and check that everything works again -----------------
 bond_activate ib0
