@@ -28,8 +28,10 @@
 # the RC phase, in a cold check).
 # Then RC at the shortest keepalive setting (100 ms x 2, a bound below
 # the soft device's ACK timeout of 268 ms, which each connection raises
-# to hold its transport's retries), with 0.5% loss each way: SHORT_S
-# seconds of the same load, and again no connection torn down.
+# to hold its transport's 8 transmissions: the bound the kernel reports
+# in cm_keepalive_tx_bound_ms must hold 8 ACK timeouts), with 0.5% loss
+# each way: SHORT_S seconds of the same load, and again no connection
+# torn down and no ping unanswered for that bound.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
@@ -193,6 +195,19 @@ wait_for 40 _no_uc_rx ||
 	{ log "FAIL: a UC receive connection outlived the switch to RC"; res=1; }
 tx_dead0=$(cm_stat cm_ka_tx_dead) rx_dead0=$(cm_stat cm_ka_rx_dead)
 tx_failed0=$(cm_stat cm_tx_failed)
+# The bound in use, as the kernel reports it, must hold the 8 ACK
+# timeouts of the send-side connection's QP (its debug line gives the
+# exponent): 100 ms x 2 cannot hold on this path.
+ka_bounds
+ack=$(dmesg | sed -n 's/.*ack timeout \([0-9]*\) retry count.*/\1/p' | tail -n 1)
+log "ack timeout exponent $ack; setting 100 ms x 2; bound in use $KA_TX_BOUND s"
+echo "RDMA-HA-MEASURE: short-tx-bound $KA_TX_BOUND short-rx-bound $KA_RX_BOUND ack=$ack"
+if [ -z "$ack" ] || awk -v t="$ack" -v b="$KA_TX_BOUND" \
+	'BEGIN { exit !(b * 1000 < int(8 * 4.096e-3 * 2 ^ t)) }'; then
+	log "FAIL: the send-side bound $KA_TX_BOUND s does not hold 8 ACK timeouts (2^${ack:-?} x 4.096 us)"
+	res=1
+fi
+KA_BOUND=$KA_TX_BOUND
 LOAD_S=$SHORT_S
 load short 9720 rc
 dmesg | grep -E 'keepalive interval raised|ack timeout [0-9]+ retry count' | tail -n 4
