@@ -382,7 +382,7 @@ _probe_outstanding() {
 #    before) and rejoins; traffic resumes.
 # Detection is measured with the keepalive trace points (ka_detect).
 ka_scenario() {
-	local policy=$1 bound=5 t0 t1 p0 p1 r0 r1 addr0 addr1 ids0 ids1
+	local policy=$1 bound=5 t0 t1 p0 p1 r0 r1 n0 n1 e0 e1 addr0 addr1 ids0 ids1
 	res=0
 	if [ "$ROLE" = b ] && [ "$BOOT" -gt 1 ]; then
 		ka_rebooted "$policy"
@@ -405,13 +405,25 @@ ka_scenario() {
 	# counted from after the barrier: the wait there is not idle time
 	barrier idle
 	p0=$(cm_stat cm_ka_probes_sent) r0=$(cm_stat cm_ka_replies_received)
+	n0=$(cm_stat cm_ka_runs) e0=$(cm_stat cm_ka_examined)
 	sleep 10
 	p1=$(cm_stat cm_ka_probes_sent) r1=$(cm_stat cm_ka_replies_received)
+	n1=$(cm_stat cm_ka_runs) e1=$(cm_stat cm_ka_examined)
 	log "idle 10 s, 1 send-side connection: $((p1 - p0)) probes sent," \
 	    "$((r1 - r0)) replies received"
 	echo "RDMA-HA-MEASURE: ${policy}-idle-probes-per-10s $((p1 - p0))"
 	[ $((p1 - p0)) -ge 8 ] && [ $((p1 - p0)) -le 12 ] ||
 		{ log "FAIL: not one probe per interval"; res=1; }
+	# The keepalive task looks at the connections that are due, not at
+	# all of them: of the two here (send side, due every interval, and
+	# receive side, due once per bound of silence at most), one per run
+	# as a rule, and each probe sent needs one look.  A task that walks
+	# every connection looks at exactly 2 per run.
+	log "keepalive task: $((n1 - n0)) runs looked at $((e1 - e0)) connections"
+	echo "RDMA-HA-MEASURE: ${policy}-idle-task-runs $((n1 - n0)) examined $((e1 - e0))"
+	[ -n "$e1" ] && [ $((e1 - e0)) -ge $((p1 - p0)) ] &&
+	[ $((2 * (e1 - e0))) -lt $((3 * (n1 - n0))) ] ||
+		{ log "FAIL: the keepalive task looked at connections that were not due"; res=1; }
 	if [ "$policy" = uc ]; then
 		[ $((r1 - r0)) -ge 8 ] || { log "FAIL: probes unanswered"; res=1; }
 	fi
