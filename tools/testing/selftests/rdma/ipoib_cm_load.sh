@@ -202,8 +202,10 @@ ka_bounds
 ack=$(dmesg | sed -n 's/.*ack timeout \([0-9]*\) retry count.*/\1/p' | tail -n 1)
 log "ack timeout exponent $ack; setting 100 ms x 2; bound in use $KA_TX_BOUND s"
 echo "RDMA-HA-MEASURE: short-tx-bound $KA_TX_BOUND short-rx-bound $KA_RX_BOUND ack=$ack"
-if [ -z "$ack" ] || awk -v t="$ack" -v b="$KA_TX_BOUND" \
-	'BEGIN { exit !(b * 1000 < int(8 * 4.096e-3 * 2 ^ t)) }'; then
+# (busybox awk has no ^: 2^t by multiplication)
+if [ -z "$ack" ] || awk -v t="$ack" -v b="$KA_TX_BOUND" 'BEGIN {
+	for (p = 1; t-- > 0; ) p *= 2
+	exit !(b * 1000 < int(8 * 4.096e-3 * p)) }'; then
 	log "FAIL: the send-side bound $KA_TX_BOUND s does not hold 8 ACK timeouts (2^${ack:-?} x 4.096 us)"
 	res=1
 fi
