@@ -417,13 +417,14 @@ struct fit_case {
 
 /* 4.096 us * 2^16 = 268.4 ms; 2^14 = 67.1 ms; 2^19 = 2.1 s; 2^20 = 4.3 s */
 static const struct fit_case fit_cases[] = {
-	{ 100, 2, 16, 537 },	/* 200 ms < 4 ACK timeouts: 1074 ms / 2 */
-	{ 100, 3, 16, 358 },
-	{ 100, 2, 14, 135 },	/* 268.4 ms / 2 */
-	{ 200, 2, 14, 200 },	/* 400 ms >= 268.4 ms: kept */
+	{ 100, 2, 16, 1074 },	/* 200 ms < 8 ACK timeouts: 2148 ms / 2 */
+	{ 100, 3, 16, 716 },
+	{ 100, 2, 14, 269 },	/* 537 ms / 2 */
+	{ 300, 2, 14, 300 },	/* 600 ms >= 537 ms: kept */
 	{ 1000, 3, 16, 1000 },
-	{ 5000, 3, 19, 5000 },	/* 8590 ms <= 15 s */
-	{ 5000, 3, 20, 5727 },	/* 17180 ms / 3 */
+	{ 5000, 3, 18, 5000 },	/* 8590 ms <= 15 s */
+	{ 5000, 3, 19, 5727 },	/* 17180 ms / 3 */
+	{ 5000, 3, 20, 11454 },	/* 34360 ms / 3 */
 	{ 100, 2, 0, 100 },	/* infinite ACK timeout: nothing to hold */
 	{ 0, 3, 16, 0 },	/* keepalives off stay off */
 	{ 100, 2, 31, IPOIB_CM_KA_INTERVAL_MAX_MS },
@@ -473,6 +474,72 @@ static void ka_fit(struct kunit *test)
 					      jiffies_to_msecs(cfg.interval) *
 					      cfg.probes),
 			IPOIB_CM_KA_FIT_ACKS - 1);
+}
+
+#define KA_DUE_N	64
+
+/*
+ * The due queue gives the keepalive task exactly the connections due at
+ * a time, earliest first, each once, across a jiffies wrap-around; the
+ * others stay queued, and the first of them says when to run next.  A
+ * connection queued again moves; one taken out is no longer queued.
+ */
+static void ka_due_queue(struct kunit *test)
+{
+	struct rb_root_cached root = RB_ROOT_CACHED;
+	unsigned long t0 = ka_t0(test), now = t0 + KA_I, due, last;
+	struct ipoib_cm_ka *ka, *kas;
+	unsigned int i, popped = 0, expect = 0;
+
+	kas = kunit_kcalloc(test, KA_DUE_N, sizeof(*kas), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kas);
+	KUNIT_EXPECT_FALSE(test, ipoib_cm_ka_due_first(&root, &due));
+	KUNIT_EXPECT_NULL(test, ipoib_cm_ka_due_pop(&root, now));
+
+	/* dues spread over 2 intervals around @now, in a scrambled order */
+	for (i = 0; i < KA_DUE_N; i++) {
+		ka = &kas[i];
+		ipoib_cm_ka_due_init(ka);
+		KUNIT_EXPECT_FALSE(test, ipoib_cm_ka_due_queued(ka));
+		ipoib_cm_ka_due_add(&root, ka,
+				    t0 + (i * 37 % KA_DUE_N) * (2 * KA_I / KA_DUE_N));
+		KUNIT_EXPECT_TRUE(test, ipoib_cm_ka_due_queued(ka));
+		if (!time_after(ka->due, now))
+			expect++;
+	}
+	/* queued again: it moves (to just after @now), and is there once */
+	if (!time_after(kas[0].due, now))
+		expect--;
+	ipoib_cm_ka_due_add(&root, &kas[0], now + 1);
+	/* taken out: gone, and taking it out again is harmless */
+	ipoib_cm_ka_due_del(&root, &kas[1]);
+	ipoib_cm_ka_due_del(&root, &kas[1]);
+	KUNIT_EXPECT_FALSE(test, ipoib_cm_ka_due_queued(&kas[1]));
+	if (!time_after(kas[1].due, now))
+		expect--;
+
+	last = t0;
+	while ((ka = ipoib_cm_ka_due_pop(&root, now))) {
+		KUNIT_EXPECT_FALSE(test, time_after(ka->due, now));
+		KUNIT_EXPECT_FALSE(test, time_before(ka->due, last));
+		KUNIT_EXPECT_FALSE(test, ipoib_cm_ka_due_queued(ka));
+		last = ka->due;
+		popped++;
+	}
+	KUNIT_EXPECT_EQ(test, popped, expect);
+	KUNIT_EXPECT_GT(test, popped, 0U);
+	KUNIT_EXPECT_LT(test, popped, KA_DUE_N - 2U);
+
+	/* the rest: none due yet, the first at @now + 1 (kas[0]) */
+	KUNIT_EXPECT_TRUE(test, ipoib_cm_ka_due_first(&root, &due));
+	KUNIT_EXPECT_EQ(test, due, now + 1);
+	KUNIT_EXPECT_PTR_EQ(test, ipoib_cm_ka_due_pop(&root, now + 1), &kas[0]);
+	popped = 0;
+	while (ipoib_cm_ka_due_pop(&root, now + 2 * KA_I))
+		popped++;
+	/* all but kas[1], the @expect due at @now and kas[0] */
+	KUNIT_EXPECT_EQ(test, popped, KA_DUE_N - 2U - expect);
+	KUNIT_EXPECT_FALSE(test, ipoib_cm_ka_due_first(&root, &due));
 }
 
 /* The private data extension round-trips and defaults to all zero. */
@@ -803,6 +870,7 @@ static struct kunit_case ipoib_cm_ka_cases[] = {
 	KUNIT_CASE_PARAM(ka_disabled, ka_start_gen_params),
 	KUNIT_CASE_PARAM(ka_retry_cnt, retry_gen_params),
 	KUNIT_CASE_PARAM(ka_fit, fit_gen_params),
+	KUNIT_CASE_PARAM(ka_due_queue, ka_start_gen_params),
 	{}
 };
 

@@ -11,6 +11,7 @@
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/rbtree.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_cm.h>
 
@@ -212,6 +213,117 @@ unsigned long ipoib_cm_ka_next(const struct ipoib_cm_ka *ka,
 	return time_before(probe, dead) ? probe : dead;
 }
 EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_next);
+
+/**
+ * ipoib_cm_ka_due_init() - a connection not in a due queue yet
+ * @ka: keepalive state of the connection
+ */
+void ipoib_cm_ka_due_init(struct ipoib_cm_ka *ka)
+{
+	RB_CLEAR_NODE(&ka->due_node);
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_due_init);
+
+/**
+ * ipoib_cm_ka_due_queued() - whether a connection is in a due queue
+ * @ka: keepalive state of the connection
+ *
+ * Return: true if it is
+ */
+bool ipoib_cm_ka_due_queued(const struct ipoib_cm_ka *ka)
+{
+	return !RB_EMPTY_NODE(&ka->due_node);
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_due_queued);
+
+static bool ipoib_cm_ka_due_less(struct rb_node *a, const struct rb_node *b)
+{
+	return time_before(rb_entry(a, struct ipoib_cm_ka, due_node)->due,
+			   rb_entry(b, struct ipoib_cm_ka, due_node)->due);
+}
+
+/**
+ * ipoib_cm_ka_due_add() - (re)queue a connection for the keepalive task
+ * @root: the due queue of its side
+ * @ka: keepalive state of the connection
+ * @due: when the task is to look at it (jiffies)
+ *
+ * The keepalive task looks only at the connections that are due, so that
+ * a run costs what it has to do, not the number of connections.  Signs of
+ * life do not touch the queue: when the task finds a connection that was
+ * alive meanwhile, it queues it again for its new deadline.
+ *
+ * Context: the lock of @root held (priv->lock).
+ */
+void ipoib_cm_ka_due_add(struct rb_root_cached *root, struct ipoib_cm_ka *ka,
+			 unsigned long due)
+{
+	ipoib_cm_ka_due_del(root, ka);
+	ka->due = due;
+	rb_add_cached(&ka->due_node, root, ipoib_cm_ka_due_less);
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_due_add);
+
+/**
+ * ipoib_cm_ka_due_del() - take a connection out of its due queue
+ * @root: the due queue of its side
+ * @ka: keepalive state of the connection; may be in no queue
+ *
+ * Context: the lock of @root held (priv->lock).
+ */
+void ipoib_cm_ka_due_del(struct rb_root_cached *root, struct ipoib_cm_ka *ka)
+{
+	if (RB_EMPTY_NODE(&ka->due_node))
+		return;
+	rb_erase_cached(&ka->due_node, root);
+	RB_CLEAR_NODE(&ka->due_node);
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_due_del);
+
+/**
+ * ipoib_cm_ka_due_pop() - the next connection due, out of its queue
+ * @root: a due queue
+ * @now: current time in jiffies
+ *
+ * Context: the lock of @root held (priv->lock).
+ * Return: the connection due first if it is due at @now (taken out of
+ * the queue), else NULL
+ */
+struct ipoib_cm_ka *ipoib_cm_ka_due_pop(struct rb_root_cached *root,
+					unsigned long now)
+{
+	struct rb_node *first = rb_first_cached(root);
+	struct ipoib_cm_ka *ka;
+
+	if (!first)
+		return NULL;
+	ka = rb_entry(first, struct ipoib_cm_ka, due_node);
+	if (time_after(ka->due, now))
+		return NULL;
+	ipoib_cm_ka_due_del(root, ka);
+	return ka;
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_due_pop);
+
+/**
+ * ipoib_cm_ka_due_first() - when the first connection of a queue is due
+ * @root: a due queue
+ * @due: set to that time if the queue is not empty
+ *
+ * Context: the lock of @root held (priv->lock).
+ * Return: false if the queue is empty
+ */
+bool ipoib_cm_ka_due_first(const struct rb_root_cached *root,
+			   unsigned long *due)
+{
+	struct rb_node *first = rb_first_cached(root);
+
+	if (!first)
+		return false;
+	*due = rb_entry(first, struct ipoib_cm_ka, due_node)->due;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ipoib_cm_ka_due_first);
 
 /**
  * ipoib_cm_ka_retry_cnt() - the transport retry count of an RC connection

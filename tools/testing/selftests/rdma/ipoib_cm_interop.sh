@@ -18,7 +18,8 @@
 #     stock side sees nothing: no packet, error or log line on ib0;
 #  3. cm_qp_type uc on the patched side: the stock peer still gets RC;
 #  4. the stock peer's link cut (no failover): the patched side declares
-#     its send-side connection dead within the bound (3 s); the receive
+#     its send-side connection dead within the bound it reports (3 s,
+#     cm_keepalive_tx_bound_ms, read before the cut); the receive
 #     side from the stock sender, which does not probe, is left to the
 #     stale-connection task; traffic resumes when the link is back.
 . "$(dirname "$0")/lib.sh"
@@ -154,6 +155,7 @@ barrier uc-done
 # idle first, so that the last sign of life ka_detect sees is a probe
 # answered on the new connection, not the transfer
 sleep 3
+[ $SIDE = patched ] && ka_bounds
 barrier cut
 t0=$(now)
 if [ $SIDE = stock ]; then
@@ -162,8 +164,8 @@ if [ $SIDE = stock ]; then
 	host_cmd self "set_link n0 on"
 else
 	r0=$(cm_stat cm_ka_rx_dead)
-	sleep 6
-	ka_detect tx "$t0" interop-linkcut-send-side 3
+	sleep $((bound + 3))
+	ka_detect tx "$t0" interop-linkcut-send-side
 	expect cm_ka_rx_dead -eq "$r0"
 	cm_stats after-cut
 fi

@@ -26,11 +26,19 @@
 # Timed by each guest's own clock, the pings did cross the switch: under
 # load a guest's clock falls behind by seconds (b's by 8 s in the 65 s of
 # the RC phase, in a cold check).
+# Then RC at the shortest keepalive setting (100 ms x 2, a bound below
+# the soft device's ACK timeout of 268 ms, which each connection raises
+# to hold its transport's 8 transmissions: the bound the kernel reports
+# in cm_keepalive_tx_bound_ms must hold 8 ACK timeouts), with 0.5% loss
+# each way: SHORT_S seconds of the same load, and again no connection
+# torn down and no ping unanswered for the longer of the two bounds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
 LOAD_S=${RDMA_HA_LOAD_S:-60}
 LOSS=${RDMA_HA_LOSS:-1%}
+SHORT_S=${RDMA_HA_SHORT_S:-30}
+SHORT_LOSS=${RDMA_HA_SHORT_LOSS:-0.5%}
 res=0
 need_cmd /usr/sbin/tc
 nic_setup eth1 "$MY_IP"
@@ -81,11 +89,12 @@ ping_stop() {
 		{ log "FAIL: $1: no ping answered for $gap s (bound $KA_BOUND s)"; res=1; }
 }
 
-# load NAME PORT: LOAD_S seconds of transfers a -> b and pings both ways.
+# load NAME PORT [TYPE]: LOAD_S seconds of transfers a -> b and pings
+# both ways over TYPE (NAME) connections.
 # A transfer refused while b restarts its listener is tried again; any
 # other failure (a reset, a 60 s stall) fails the phase.
 load() {
-	local n=0 bad=0 refused=0 end sums port=$2 pp
+	local n=0 bad=0 refused=0 end sums port=$2 type=${3:-$1} pp
 	barrier "load-$1"
 	# until both are done with the load: stopped at load-$1-done
 	ping -i 0.02 -s 1000 -w $((LOAD_S + 120)) "$PEER_IB" >/tmp/ping-$1.log 2>&1 &
@@ -142,13 +151,13 @@ load() {
 			{ log "FAIL: $1 transfers"; res=1; }
 	fi
 	cm_stats "$1"
-	expect cm_ka_tx_dead -eq 0
+	expect cm_ka_tx_dead -eq "$tx_dead0"
 	expect cm_ka_rx_dead -eq "$rx_dead0"
-	expect cm_tx_failed -eq 0
-	expect cm_tx_${1}_conns -eq 1
+	expect cm_tx_failed -eq "$tx_failed0"
+	expect cm_tx_${type}_conns -eq 1
 }
 
-rx_dead0=0
+tx_dead0=0 rx_dead0=0 tx_failed0=0
 load rc 9700
 # both checked the RC phase: now nothing of it is in flight
 barrier switch
@@ -168,6 +177,46 @@ wait_for 40 _no_rc_rx ||
 rx_dead0=$(cm_stat cm_ka_rx_dead)
 [ "$rx_dead0" = 0 ] || log "the switch left $rx_dead0 RC receive connection(s) without a sender; reaped by the keepalive"
 load uc 9710
+tc -s qdisc show dev eth0 | head -n 3
+
+# ---- RC at the shortest keepalive setting, 0.5% loss ----
+echo 1 >/sys/module/ib_ipoib/parameters/debug_level
+# new connections, with the new setting, once both ends have counted
+barrier uc-counted
+ip link set ib0 down
+ib_config rc 100 2
+tc qdisc change dev eth0 root netem loss "$SHORT_LOSS" ||
+	fail "netem loss $SHORT_LOSS"
+barrier short
+wait_ping "$PEER_IB" 60
+# the UC connections that the switch ended may have lost their DREQ
+_no_uc_rx() { [ "$(cm_stat cm_rx_uc_conns)" = 0 ]; }
+wait_for 40 _no_uc_rx ||
+	{ log "FAIL: a UC receive connection outlived the switch to RC"; res=1; }
+tx_dead0=$(cm_stat cm_ka_tx_dead) rx_dead0=$(cm_stat cm_ka_rx_dead)
+tx_failed0=$(cm_stat cm_tx_failed)
+# The bound in use, as the kernel reports it, must hold the 8 ACK
+# timeouts of the send-side connection's QP (its debug line gives the
+# exponent): 100 ms x 2 cannot hold on this path.
+ka_bounds
+ack=$(dmesg | sed -n 's/.*ack timeout \([0-9]*\) retry count.*/\1/p' | tail -n 1)
+log "ack timeout exponent $ack; setting 100 ms x 2; bound in use $KA_TX_BOUND s"
+echo "RDMA-HA-MEASURE: short-tx-bound $KA_TX_BOUND short-rx-bound $KA_RX_BOUND ack=$ack"
+# (busybox awk has no ^: 2^t by multiplication)
+if [ -z "$ack" ] || awk -v t="$ack" -v b="$KA_TX_BOUND" 'BEGIN {
+	for (p = 1; t-- > 0; ) p *= 2
+	exit !(b * 1000 < int(8 * 4.096e-3 * p)) }'; then
+	log "FAIL: the send-side bound $KA_TX_BOUND s does not hold 8 ACK timeouts (2^${ack:-?} x 4.096 us)"
+	res=1
+fi
+# a ping and its answer cross both connections: a run of unanswered
+# pings as long as the longer bound means a side should have declared
+# its peer dead (pings lost in ping's own socket make runs of up to 1.8 s
+# here, so the send side's 2.15 s alone would be too close)
+KA_BOUND=$(awk -v t="$KA_TX_BOUND" -v r="$KA_RX_BOUND" 'BEGIN { print (t > r) ? t : r }')
+LOAD_S=$SHORT_S
+load short 9720 rc
+dmesg | grep -E 'keepalive interval raised|ack timeout [0-9]+ retry count' | tail -n 4
 tc -s qdisc show dev eth0 | head -n 3
 barrier end
 exit $res
