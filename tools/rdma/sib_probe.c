@@ -23,6 +23,12 @@
  *      SQE -> RTS at once (what ib_mad_send_error() does).  Exits 1 if an
  *      iteration ends outside RTS with no error after that modify.
  *
+ *  sib_probe pma-reset --dev D --dlid L [--qp-qkey Q]
+ *      Performance Management Sets to QPN 1 of LID L that reset every
+ *      counter (PortCounters, CounterSelect 0xffff; PortCountersExtended,
+ *      0x00ff), from an ordinary UD QP with Q_Key Q (0x11111111), the WRs
+ *      carrying the GSI Q_Key.  "--qp-qkey 0x80010000" needs CAP_NET_RAW.
+ *
  *  sib_probe rc-retry --dev D --dlid L [--retry N] [--timeout-exp T]
  *                     [--wait S]
  *      an RC QP connected to QPN 0xabcde of LID L, where nobody answers:
@@ -313,6 +319,58 @@ static int do_sa(int argc, char **argv)
 	printf("sa: %s %u MADs (%s varies) to LID 0x%x, %u send completions\n",
 	       op, count, vary, dlid, done);
 	return done == posted ? 0 : 2;
+}
+
+/* ---- PMA: Set(PortCounters) and Set(PortCountersExtended) ------------- */
+
+static int do_pma_reset(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dev", 1, NULL, 'd' }, { "dlid", 1, NULL, 'l' },
+		{ "qp-qkey", 1, NULL, 'q' }, { }
+	};
+	static const struct { uint16_t attr, sel; } set[] = {
+		{ 0x0012, 0xffff },	/* PortCounters */
+		{ 0x001d, 0x00ff },	/* PortCountersExtended */
+	};
+	uint32_t qp_qkey = 0x11111111;
+	const char *dev = NULL;
+	struct ibv_ah *ah;
+	uint16_t dlid = 0;
+	struct ctx c;
+	int opt, i, got;
+
+	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'l': dlid = num(optarg); break;
+		case 'q': qp_qkey = num(optarg); break;
+		default: return 2;
+		}
+	}
+	if (!dev || !dlid)
+		return 2;
+	open_dev(&c, dev, 16, 2 * MAD_LEN, qp_qkey);
+	ah = lid_ah(&c, dlid, 0);
+	for (i = 0; i < 2; i++) {
+		uint8_t *mad = (uint8_t *)c.buf + i * MAD_LEN;
+
+		memset(mad, 0, MAD_LEN);
+		mad[0] = 1;			/* base version */
+		mad[1] = 0x04;			/* PerfMgt class */
+		mad[2] = 1;			/* class version */
+		mad[3] = 0x02;			/* Set */
+		put_be64(mad + 8, 0x7e5a0000ull + i);
+		put_be16(mad + 16, set[i].attr);
+		mad[65] = 1;			/* PortSelect */
+		put_be16(mad + 66, set[i].sel);	/* CounterSelect */
+		if (post_ud(&c, ah, 1, GSI_QKEY, i * MAD_LEN, MAD_LEN, i))
+			die("post");
+	}
+	got = drain(&c, 2, 5000);
+	printf("pma-reset: 2 Sets to LID 0x%x QPN 1 from a QP with Q_Key 0x%x: %d completion(s)\n",
+	       dlid, qp_qkey, got);
+	return got == 2 ? 0 : 2;
 }
 
 /* ---- UD: Q_Keys and path bits ----------------------------------------- */
@@ -941,6 +999,8 @@ int main(int argc, char **argv)
 		return do_ud_recv(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "ud-send"))
 		return do_ud_send(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pma-reset"))
+		return do_pma_reset(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "rc-retry"))
 		return do_rc_retry(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "raw-send"))

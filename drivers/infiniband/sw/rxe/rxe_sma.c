@@ -496,11 +496,26 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, int mad_flags,
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_process_smp);
 
-static int rxe_sma_process_mad(struct ib_device *ibdev, int mad_flags,
-			       u32 port_num, const struct ib_wc *in_wc,
-			       const struct ib_grh *in_grh,
-			       const struct ib_mad *in, struct ib_mad *out,
-			       size_t *out_mad_size, u16 *out_mad_pkey_index)
+/**
+ * rxe_sma_process_mad() - the process_mad op of a soft IB device: the
+ *			   SMA's answer to an SMP
+ * @ibdev: the device
+ * @mad_flags: IB_MAD_IGNORE_MKEY or 0
+ * @port_num: the port the MAD is for
+ * @in_wc: its work completion, NULL for a local MAD
+ * @in_grh: its GRH, or NULL
+ * @in: the MAD
+ * @out: the answer, when there is one
+ * @out_mad_size: the answer's size
+ * @out_mad_pkey_index: the P_Key index of the answer
+ *
+ * Return: IB_MAD_RESULT_* flags; IB_MAD_RESULT_SUCCESS alone for a MAD
+ * of another class, which the MAD agents take.
+ */
+int rxe_sma_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+			const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			const struct ib_mad *in, struct ib_mad *out,
+			size_t *out_mad_size, u16 *out_mad_pkey_index)
 {
 	switch (in->mad_hdr.mgmt_class) {
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
