@@ -253,7 +253,8 @@ static int rxe_ib_query_port(struct ib_device *ibdev, u32 port_num,
 
 	memcpy(attr, &rxe->port.attr, sizeof(*attr));
 
-	if (attr->state == IB_PORT_ACTIVE)
+	/* INIT and ARMED: the link is up, the SM has not activated it yet */
+	if (attr->state >= IB_PORT_INIT)
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	else if (dev_get_flags(ndev) & IFF_UP)
 		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;

@@ -6,6 +6,10 @@
 # (issue 18).  Both guests create sib0 with the built-in SA off
 # (rdma_rxe.sib_builtin_sa=N), so the SA class is free for OpenSM; guest
 # a runs opensm bound to its port:
+#  - before it runs, both ports wait in INIT (ibstat: Initializing,
+#    physical state LinkUp), IPoIB has no carrier, and a SubnSet(PortInfo)
+#    that asks an INIT port for ACTIVE (sib_probe smp --port-state 4, not
+#    armed first) is refused (status 0x001c), the port stays INIT;
 #  - opensm binds (SMI, SA, PerfMgt, CC classes, IsSM) and becomes MASTER;
 #  - sminfo from a finds it MASTER, at a's LID and port GUID;
 #  - it swept the subnet through the SMAs: b's SM LID is a's LID (its
@@ -13,8 +17,12 @@
 #    channel adapters;
 #  - its SA serves both guests over the wire: saquery on b lists the
 #    NodeRecords of both ports;
-#  - IPoIB joins its broadcast group through OpenSM's SA and pings both
-#    ways;
+#  - it armed and activated both ports: ibstat shows Active, the kernel
+#    logged the SM's activation (IB_EVENT_PORT_ACTIVE), and an ARMED
+#    request to an active port, from the port itself and from a across
+#    the link, is refused;
+#  - IPoIB (up since before OpenSM) joins its broadcast group through
+#    OpenSM's SA once its port is active and pings both ways;
 #  - no kernel warning.
 # The LIDs stay those the ports had (OpenSM keeps valid, unique LIDs).
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
@@ -33,7 +41,7 @@ show() {
 nic_setup eth1 "$MY_IP"
 echo N >/sys/module/rdma_rxe/parameters/sib_builtin_sa ||
 	bad "no module parameter rdma_rxe.sib_builtin_sa"
-sib_add sib0 eth0
+sib_add sib0 eth0 INIT
 dmesg -c >/dev/null
 show
 LID=$(($(cat $PORT/lid)))
@@ -41,6 +49,36 @@ GUID=0x$(cut -d: -f5-8 $PORT/gids/0 | tr -d :)
 peer_exchange ids "$LID $GUID"
 set -- $PEER_DATA
 PEER_LID=$1 PEER_GUID=$2
+
+# ibstat_is FIELD VALUE: ibstat's FIELD of port 1 is VALUE
+ibstat_is() {
+	local v
+	v=$(ibstat sib0 1 | sed -n "s/^[[:space:]]*$1: //p")
+	[ "$v" = "$2" ] && return 0
+	bad "ibstat $1: '$v', expected '$2'"
+}
+# port_state DR STATE WANT: sib_probe's SubnSet(PortInfo) asking for STATE
+# along DR gets MAD status WANT
+port_state() {
+	local out
+	out=$(sib_probe smp --dev sib0 --dr "$1" --port-state "$2" 2>&1)
+	log "  Set(PortInfo) PortState $2 along $1: $(echo "$out" | tr '\n' ' ')"
+	echo "$out" | grep -qx "status $3" ||
+		bad "Set(PortInfo) PortState $2 along $1: '$(echo "$out" | head -n 1)', expected status $3"
+}
+
+# ---- before OpenSM: INIT, no IPoIB -------------------------------------------
+ibstat_is State Initializing
+ibstat_is "Physical state" LinkUp
+ip link set ib0 up || bad "ib0 up"
+ip addr add "$IB_IP/24" dev ib0 || bad "address on ib0"
+# not armed: the port cannot be activated
+port_state 0 4 0x001c
+grep -q INIT $PORT/state || bad "port state $(cat $PORT/state) after a refused Set"
+nap 2
+[ "$(cat /sys/class/net/ib0/carrier)" = 0 ] ||
+	bad "ib0 has carrier on a port in INIT"
+barrier init
 
 if [ "$ROLE" = a ]; then
 	mkdir -p /var/log /var/cache/opensm /etc/opensm
@@ -79,6 +117,17 @@ fi
 barrier swept 120
 
 show
+# ---- after: ACTIVE, by the SM ------------------------------------------------
+wait_for 10 grep -q ACTIVE $PORT/state || bad "port $(cat $PORT/state) after SUBNET UP"
+ibstat_is State Active
+ibstat_is "Physical state" LinkUp
+dmesg | grep -q 'set active by the SM' ||
+	bad "no activation by the SM in the kernel log"
+# active: the port cannot be armed again, from itself or across the link
+port_state 0 3 0x001c
+[ "$ROLE" = a ] && port_state 0,1 3 0x001c
+barrier states
+grep -q ACTIVE $PORT/state || bad "port state $(cat $PORT/state) after refused Sets"
 if [ "$ROLE" = b ]; then
 	[ "$(($(cat $PORT/sm_lid)))" = "$PEER_LID" ] ||
 		bad "b's SM LID is $(cat $PORT/sm_lid), not a's LID $PEER_LID"
@@ -90,8 +139,6 @@ if [ "$ROLE" = b ]; then
 fi
 [ "$(($(cat $PORT/lid)))" = "$LID" ] || bad "the LID moved from $LID to $(cat $PORT/lid)"
 
-ip link set ib0 up || bad "ib0 up"
-ip addr add "$IB_IP/24" dev ib0 || bad "address on ib0"
 if wait_for 30 ping -c 1 -W 1 "$PEER_IB"; then
 	log "IPoIB ping to $PEER_IB answered"
 else
