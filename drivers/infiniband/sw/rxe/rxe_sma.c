@@ -591,6 +591,10 @@ static const struct ib_device_ops rxe_sma_dev_ops = {
 void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 {
 	rxe->port.sma.sm_managed = !rxe_sa_builtin();
+	/* a Set with ClientReregister raises IB_EVENT_CLIENT_REREGISTER: an
+	 * SM that starts or takes over has the SA clients join again
+	 */
+	rxe->port.attr.port_cap_flags |= IB_PORT_CLIENT_REG_SUP;
 	ib_set_device_ops(&rxe->ib_dev, &rxe_sma_dev_ops);
 }
 

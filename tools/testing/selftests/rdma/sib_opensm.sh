@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=300 kernel=patched
+# rdma-ha: guests=2 timeout=420 kernel=patched
 #
 # Debian's unmodified opensm manages the two-node soft InfiniBand subnet
 # (issue 18).  Both guests create sib0 with the built-in SA off
@@ -23,6 +23,13 @@
 #    the link, is refused;
 #  - IPoIB (up since before OpenSM) joins its broadcast group through
 #    OpenSM's SA once its port is active and pings both ways;
+#  - opensm restarted, the same LIDs: a new master with an empty multicast
+#    database sets ClientReregister (the ports have the capability), IPoIB
+#    joins again (OpenSM's SA lists both ports in the broadcast group) and
+#    pings with its neighbours flushed;
+#  - opensm restarted with new LIDs (-r): both ports' LIDs change
+#    (IB_EVENT_LID_CHANGE), b's SM LID follows (IB_EVENT_SM_CHANGE), IPoIB
+#    joins again and pings through paths to the new LIDs;
 #  - no kernel warning.
 # The LIDs stay those the ports had (OpenSM keeps valid, unique LIDs).
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
@@ -49,6 +56,50 @@ GUID=0x$(cut -d: -f5-8 $PORT/gids/0 | tr -d :)
 peer_exchange ids "$LID $GUID"
 set -- $PEER_DATA
 PEER_LID=$1 PEER_GUID=$2
+
+# restart_opensm NAME ARGS...: (a) stop opensm, start it again with ARGS,
+# its log in /tmp/NAME.log, and wait for its first SUBNET UP (60 s)
+restart_opensm() {
+	local name=$1 end
+	shift
+	kill $opid 2>/dev/null
+	wait $opid 2>/dev/null
+	opensm -F /tmp/osm.conf -g "$GUID" -f "/tmp/$name.log" "$@" \
+		>"/tmp/$name.out" 2>&1 &
+	opid=$!
+	end=$(($(mono_watch now | cut -d. -f1) + 60))
+	until grep -q 'SUBNET UP' "/tmp/$name.log" 2>/dev/null ||
+	      ! kill -0 $opid 2>/dev/null ||
+	      [ "$(mono_watch now | cut -d. -f1)" -ge "$end" ]; do
+		nap 0.5
+	done
+	grep -q 'SUBNET UP' "/tmp/$name.log" ||
+		bad "opensm $* never brought the subnet up again"
+}
+# bcast_members: the members OpenSM's SA lists in IPoIB's broadcast group
+bcast_members() {
+	saquery -C sib0 -P 1 -m 2>/dev/null | awk '
+		/MGID\./ { m = /ff12:401b:ffff::ffff:ffff/ }
+		/PortGid\./ && m { print $NF }' | sort -u
+}
+# rejoined WHAT: (a) wait up to 30 s for both ports in the broadcast group
+rejoined() {
+	local i=0
+	until [ "$(bcast_members | wc -l)" -ge 2 ] || [ $i -ge 30 ]; do
+		nap 1
+		i=$((i + 1))
+	done
+	log "broadcast group after $1: $(bcast_members | tr '\n' ' ')"
+	[ "$(bcast_members | wc -l)" -ge 2 ] ||
+		bad "after $1, OpenSM's SA lists $(bcast_members | wc -l) members of the broadcast group, not 2: IPoIB did not join again"
+}
+# ping_fresh WHAT: ping the peer over ib0 with the neighbours flushed (ARP
+# through the broadcast group, a path to the peer's LID)
+ping_fresh() {
+	ip neigh flush dev ib0
+	wait_for 30 ping -c 1 -W 1 "$PEER_IB" >/dev/null ||
+		bad "no IPoIB ping to $PEER_IB after $1"
+}
 
 # ibstat_is FIELD VALUE: ibstat's FIELD of port 1 is VALUE
 ibstat_is() {
@@ -145,8 +196,37 @@ else
 	bad "no IPoIB ping to $PEER_IB in 30 s (IPoIB's joins go to OpenSM's SA)"
 fi
 barrier pinged 60
+
+# ---- a new master: ClientReregister -------------------------------------------
+if [ "$ROLE" = a ]; then
+	log "broadcast group: $(bcast_members | tr '\n' ' ')"
+	restart_opensm osm2
+	rejoined "opensm's restart"
+fi
+barrier rereg 120
+ping_fresh "opensm's restart"
+barrier rereg-pinged 60
+
+# ---- new LIDs: LID and SM LID change -------------------------------------------
+[ "$ROLE" = a ] && restart_opensm osm3 -r
+barrier relid 120
+NEW_LID=$(($(cat $PORT/lid)))
+log "LID $LID -> $NEW_LID, SM LID $(cat $PORT/sm_lid) after opensm -r"
+[ "$NEW_LID" != "$LID" ] || bad "the LID is still $LID after opensm -r"
+peer_exchange new-lids "$NEW_LID"
+PEER_NEW_LID=$PEER_DATA
+if [ "$ROLE" = b ]; then
+	[ "$(($(cat $PORT/sm_lid)))" = "$PEER_NEW_LID" ] ||
+		bad "b's SM LID is $(cat $PORT/sm_lid), not a's new LID $PEER_NEW_LID"
+else
+	rejoined "new LIDs"
+fi
+barrier relid-joined 60
+ping_fresh "new LIDs"
+barrier relid-pinged 60
 if [ "$ROLE" = a ]; then
 	# what OpenSM found wrong in its sweeps so far
+	cat /tmp/osm2.log /tmp/osm3.log >>/tmp/osm.log
 	log "opensm: $(grep -c 'SUBNET UP' /tmp/osm.log) sweeps, $(grep -c 'ERR' /tmp/osm.log) errors"
 	grep 'ERR' /tmp/osm.log | sed 's/^[^>]*> //' | sort | uniq -c |
 		sort -rn | head -n 20 | sed 's/^/  osm.log errors: /'
