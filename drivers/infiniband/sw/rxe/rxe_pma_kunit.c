@@ -107,7 +107,8 @@ static void rxe_pma_test_status(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.mad_hdr.status), c->status);
 	KUNIT_EXPECT_EQ(test, out.mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
 	KUNIT_EXPECT_EQ(test, out.mad_hdr.mgmt_class, IB_MGMT_CLASS_PERF_MGMT);
-	KUNIT_EXPECT_EQ(test, out.mad_hdr.attr_id, in.mad_hdr.attr_id);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.mad_hdr.attr_id),
+			be16_to_cpu(in.mad_hdr.attr_id));
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(out.mad_hdr.tid),
 			be64_to_cpu(in.mad_hdr.tid));
 	/* only a good Set resets anything */
@@ -134,10 +135,10 @@ static void rxe_pma_test_class_port_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cpi->base_version, 1);
 	KUNIT_EXPECT_EQ(test, cpi->class_version, 1);
 	/* what makes ib_core's sysfs show the 64-bit counters */
-	KUNIT_EXPECT_TRUE(test, cpi->capability_mask &
-				IB_PMA_CLASS_CAP_EXT_WIDTH);
-	KUNIT_EXPECT_FALSE(test, cpi->capability_mask &
-				 IB_PMA_CLASS_CAP_EXT_WIDTH_NOIETF);
+	KUNIT_EXPECT_TRUE(test, be16_to_cpu(cpi->capability_mask) &
+				be16_to_cpu(IB_PMA_CLASS_CAP_EXT_WIDTH));
+	KUNIT_EXPECT_FALSE(test, be16_to_cpu(cpi->capability_mask) &
+				 be16_to_cpu(IB_PMA_CLASS_CAP_EXT_WIDTH_NOIETF));
 	KUNIT_EXPECT_EQ(test, ib_get_cpi_resp_time(cpi), 18);
 	KUNIT_EXPECT_EQ(test, reset, 0);
 }
@@ -212,7 +213,7 @@ static void rxe_pma_test_saturation(struct kunit *test)
 	val[c->cnt] = c->val;
 	pma_init(&in, 1, GET, IB_PMA_PORT_COUNTERS, 0, 1, 0);
 	KUNIT_ASSERT_EQ(test, answer(val, &in, &out, &reset), REPLY);
-	KUNIT_EXPECT_EQ(test, out.mad_hdr.status, 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.mad_hdr.status), 0);
 	KUNIT_EXPECT_EQ(test, field(out.data + c->off, c->width), c->want);
 	/* every other byte is 0, PortSelect excepted */
 	KUNIT_EXPECT_EQ(test, out.data[1], 1);
@@ -306,7 +307,7 @@ static void rxe_pma_test_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reset,
 			BIT(RXE_PMA_XMIT_DATA) | BIT(RXE_PMA_RCV_PKTS));
 	p = (struct ib_pma_portcounters *)out.data;
-	KUNIT_EXPECT_EQ(test, out.mad_hdr.status, 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.mad_hdr.status), 0);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->counter_select),
 			be16_to_cpu(IB_PMA_SEL_PORT_XMIT_DATA |
 				    IB_PMA_SEL_PORT_RCV_PACKETS));

@@ -25,8 +25,8 @@
 #    OpenSM's SA once its port is active and pings both ways;
 #  - opensm restarted, the same LIDs: a new master with an empty multicast
 #    database sets ClientReregister (the ports have the capability), IPoIB
-#    joins again (OpenSM's SA has each port's membership of the broadcast
-#    group) and pings with its neighbours flushed;
+#    joins again (OpenSM's SA lists both ports in the broadcast group) and
+#    pings with its neighbours flushed;
 #  - opensm restarted with new LIDs (-r): both ports' LIDs change
 #    (IB_EVENT_LID_CHANGE), b's SM LID follows (IB_EVENT_SM_CHANGE), IPoIB
 #    joins again and pings through paths to the new LIDs;
@@ -76,24 +76,25 @@ restart_opensm() {
 	grep -q 'SUBNET UP' "/tmp/$name.log" ||
 		bad "opensm $* never brought the subnet up again"
 }
-# bcast_members: the MCMemberRecords of IPoIB's broadcast group OpenSM's SA
-# lists, one line each: an untrusted requester gets its own port's only
+# bcast_members: the port GIDs of the members of IPoIB's broadcast group in
+# OpenSM's SA, asked with its SM_Key (1, OpenSM's default): an untrusted
+# requester gets the group without its members' GIDs
 bcast_members() {
-	saquery -C sib0 -P 1 -m 2>/dev/null | awk '
+	saquery -C sib0 -P 1 --smkey 1 -m 2>/dev/null | awk '
 		/MGID\./ { m = /ff12:401b:ffff::ffff:ffff/ }
-		/PortGid\./ && m { print "member", ++n }'
+		/PortGid\./ && m { sub(/^.*PortGid\.*/, ""); if ($0 != "::") print }' |
+		sort -u
 }
-# rejoined WHAT: wait up to 30 s for the port's membership of the broadcast
-# group in OpenSM's SA
+# rejoined WHAT: wait up to 30 s for both ports in the broadcast group
 rejoined() {
 	local i=0
-	until [ "$(bcast_members | wc -l)" -ge 1 ] || [ $i -ge 30 ]; do
+	until [ "$(bcast_members | wc -l)" -ge 2 ] || [ $i -ge 30 ]; do
 		nap 1
 		i=$((i + 1))
 	done
 	log "broadcast group after $1: $(bcast_members | tr '\n' ' ')"
-	[ "$(bcast_members | wc -l)" -ge 1 ] ||
-		bad "after $1, OpenSM's SA has no membership of this port in the broadcast group: IPoIB did not join again"
+	[ "$(bcast_members | wc -l)" -ge 2 ] ||
+		bad "after $1, OpenSM's SA has $(bcast_members | wc -l) members in the broadcast group, not 2: IPoIB did not join again"
 }
 # ping_fresh WHAT: ping the peer over ib0 with the neighbours flushed (ARP
 # through the broadcast group, a path to the peer's LID)
