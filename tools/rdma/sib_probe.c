@@ -23,6 +23,12 @@
  *      SQE -> RTS at once (what ib_mad_send_error() does).  Exits 1 if an
  *      iteration ends outside RTS with no error after that modify.
  *
+ *  sib_probe pma-reset --dev D --dlid L [--qp-qkey Q]
+ *      Performance Management Sets to QPN 1 of LID L that reset every
+ *      counter (PortCounters, CounterSelect 0xffff; PortCountersExtended,
+ *      0x00ff), from an ordinary UD QP with Q_Key Q (0x11111111), the WRs
+ *      carrying the GSI Q_Key.  "--qp-qkey 0x80010000" needs CAP_NET_RAW.
+ *
  *  sib_probe rc-retry --dev D --dlid L [--retry N] [--timeout-exp T]
  *                     [--wait S]
  *      an RC QP connected to QPN 0xabcde of LID L, where nobody answers:
@@ -47,6 +53,9 @@
  *      without the direction bit) and "data" with the first 16 bytes of
  *      the attribute, or "no answer".  Exit 0 answered, 1 no answer, 3
  *      the MAD layer refused to send it ("refused: ERRNO").
+ *      --port-state S: a SubnSet(PortInfo) that asks for PortState S (1
+ *      DOWN, 3 ARMED, 4 ACTIVE), the other fields as a SubnGet(PortInfo)
+ *      along the same route found them (PortPhysicalState 0: no change).
  *
  * SIB_PROBE_NOBODY=1 runs the probe as uid/gid 65534 with no groups.
  * Exit status: 0 done, 1 assertion failed, 2 usage or verbs error.
@@ -313,6 +322,58 @@ static int do_sa(int argc, char **argv)
 	printf("sa: %s %u MADs (%s varies) to LID 0x%x, %u send completions\n",
 	       op, count, vary, dlid, done);
 	return done == posted ? 0 : 2;
+}
+
+/* ---- PMA: Set(PortCounters) and Set(PortCountersExtended) ------------- */
+
+static int do_pma_reset(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dev", 1, NULL, 'd' }, { "dlid", 1, NULL, 'l' },
+		{ "qp-qkey", 1, NULL, 'q' }, { }
+	};
+	static const struct { uint16_t attr, sel; } set[] = {
+		{ 0x0012, 0xffff },	/* PortCounters */
+		{ 0x001d, 0x00ff },	/* PortCountersExtended */
+	};
+	uint32_t qp_qkey = 0x11111111;
+	const char *dev = NULL;
+	struct ibv_ah *ah;
+	uint16_t dlid = 0;
+	struct ctx c;
+	int opt, i, got;
+
+	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'l': dlid = num(optarg); break;
+		case 'q': qp_qkey = num(optarg); break;
+		default: return 2;
+		}
+	}
+	if (!dev || !dlid)
+		return 2;
+	open_dev(&c, dev, 16, 2 * MAD_LEN, qp_qkey);
+	ah = lid_ah(&c, dlid, 0);
+	for (i = 0; i < 2; i++) {
+		uint8_t *mad = (uint8_t *)c.buf + i * MAD_LEN;
+
+		memset(mad, 0, MAD_LEN);
+		mad[0] = 1;			/* base version */
+		mad[1] = 0x04;			/* PerfMgt class */
+		mad[2] = 1;			/* class version */
+		mad[3] = 0x02;			/* Set */
+		put_be64(mad + 8, 0x7e5a0000ull + i);
+		put_be16(mad + 16, set[i].attr);
+		mad[65] = 1;			/* PortSelect */
+		put_be16(mad + 66, set[i].sel);	/* CounterSelect */
+		if (post_ud(&c, ah, 1, GSI_QKEY, i * MAD_LEN, MAD_LEN, i))
+			die("post");
+	}
+	got = drain(&c, 2, 5000);
+	printf("pma-reset: 2 Sets to LID 0x%x QPN 1 from a QP with Q_Key 0x%x: %d completion(s)\n",
+	       dlid, qp_qkey, got);
+	return got == 2 ? 0 : 2;
 }
 
 /* ---- UD: Q_Keys and path bits ----------------------------------------- */
@@ -824,9 +885,12 @@ static int do_smp(int argc, char **argv)
 		{ "dr", 1, NULL, 'p' }, { "attr", 1, NULL, 'a' },
 		{ "mod", 1, NULL, 'm' }, { "method", 1, NULL, 'M' },
 		{ "class-version", 1, NULL, 'v' },
-		{ "timeout-ms", 1, NULL, 't' }, { }
+		{ "timeout-ms", 1, NULL, 't' }, { "port-state", 1, NULL, 's' },
+		{ }
 	};
 	unsigned int attr = 0, mod = 0, method = 1, cver = 1, tmo = 1000;
+	int state = -1, round;
+	uint8_t pi[64];
 	const char *dev = NULL, *dr = NULL;
 	struct ib_user_mad_reg_req reg = { };
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_LEN];
@@ -848,6 +912,7 @@ static int do_smp(int argc, char **argv)
 		case 'M': method = num(optarg); break;
 		case 'v': cver = num(optarg); break;
 		case 't': tmo = num(optarg); break;
+		case 's': state = num(optarg) & 0xf; attr = 0x15; break;
 		default: return 2;
 		}
 	}
@@ -880,48 +945,61 @@ static int do_smp(int argc, char **argv)
 	if (ioctl(fd, IB_USER_MAD_REGISTER_AGENT, &reg))
 		die("IB_USER_MAD_REGISTER_AGENT");
 
-	memset(buf, 0, sizeof(buf));
-	um->hdr.id = reg.id;
-	um->hdr.timeout_ms = tmo;
-	um->hdr.lid = htons(dr ? 0xffff : dlid);
-	um->hdr.pkey_index = 0;
-	mad[0] = 1;				/* base version */
-	mad[1] = reg.mgmt_class;
-	mad[2] = cver;
-	mad[3] = method;
-	put_be32(mad + 12, 0x5eb0 + getpid());	/* TID, low half */
-	put_be16(mad + 16, attr);
-	put_be32(mad + 20, mod);
-	if (dr) {
-		mad[7] = hops;			/* hop count; hop pointer 0 */
-		put_be16(mad + 32, 0xffff);	/* DrSLID */
-		put_be16(mad + 34, 0xffff);	/* DrDLID */
-		if (hops < 64)
-			memcpy(mad + 128, path, hops + 1);
-	}
-	if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-		printf("refused: %s\n", strerror(errno));
-		return 3;
-	}
+	/* --port-state: round 0 gets the PortInfo, round 1 sets it */
+	for (round = state < 0 ? 1 : 0; round < 2; round++) {
+		memset(buf, 0, sizeof(buf));
+		um->hdr.id = reg.id;
+		um->hdr.timeout_ms = tmo;
+		um->hdr.lid = htons(dr ? 0xffff : dlid);
+		um->hdr.pkey_index = 0;
+		mad[0] = 1;				/* base version */
+		mad[1] = reg.mgmt_class;
+		mad[2] = cver;
+		mad[3] = method;
+		/* TID, low half */
+		put_be32(mad + 12, 0x5eb0 + getpid() + (round << 24));
+		put_be16(mad + 16, attr);
+		put_be32(mad + 20, mod);
+		if (state >= 0 && round == 1) {
+			mad[3] = 0x02;			/* Set */
+			memcpy(mad + 64, pi, sizeof(pi));
+			mad[64 + 32] = (mad[64 + 32] & 0xf0) | state;
+			mad[64 + 33] &= 0x0f;		/* PortPhysicalState: no change */
+		}
+		if (dr) {
+			mad[7] = hops;			/* hop count; hop pointer 0 */
+			put_be16(mad + 32, 0xffff);	/* DrSLID */
+			put_be16(mad + 34, 0xffff);	/* DrDLID */
+			if (hops < 64)
+				memcpy(mad + 128, path, hops + 1);
+		}
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			printf("refused: %s\n", strerror(errno));
+			return 3;
+		}
 
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, tmo + 2000) != 1) {
-		printf("no answer\n");
-		return 1;
-	}
-	n = read(fd, buf, sizeof(buf));
-	if (n < (int)sizeof(struct ib_user_mad) + 64)
-		die("read");
-	if (um->hdr.status) {
-		printf("no answer (%s)\n", strerror(um->hdr.status));
-		return 1;
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, tmo + 2000) != 1) {
+			printf("no answer\n");
+			return 1;
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (n < (int)sizeof(struct ib_user_mad) + 64)
+			die("read");
+		if (um->hdr.status) {
+			printf("no answer (%s)\n", strerror(um->hdr.status));
+			return 1;
+		}
+		memcpy(pi, mad + 64, sizeof(pi));
 	}
 	printf("status 0x%04x\n", (mad[4] << 8 | mad[5]) & 0x7fff);
 	printf("data");
 	for (i = 0; i < 16; i++)
 		printf(" %02x", mad[64 + i]);
 	printf("\n");
+	if (attr == 0x15)
+		printf("portstate %u\n", mad[64 + 32] & 0xf);
 	return 0;
 }
 
@@ -941,6 +1019,8 @@ int main(int argc, char **argv)
 		return do_ud_recv(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "ud-send"))
 		return do_ud_send(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pma-reset"))
+		return do_pma_reset(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "rc-retry"))
 		return do_rc_retry(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "raw-send"))

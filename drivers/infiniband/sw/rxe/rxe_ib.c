@@ -253,7 +253,8 @@ static int rxe_ib_query_port(struct ib_device *ibdev, u32 port_num,
 
 	memcpy(attr, &rxe->port.attr, sizeof(*attr));
 
-	if (attr->state == IB_PORT_ACTIVE)
+	/* INIT and ARMED: the link is up, the SM has not activated it yet */
+	if (attr->state >= IB_PORT_INIT)
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	else if (dev_get_flags(ndev) & IFF_UP)
 		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
@@ -516,6 +517,25 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	return 0;
 }
 
+/* count a packet of @len bytes (LRH to ICRC) to @dlid sent or received */
+static void rxe_ib_count(struct rxe_ib *ib, u16 dlid, unsigned int len,
+			 bool xmit)
+{
+	bool mcast = rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE;
+
+	atomic64_add(len / 4,
+		     &ib->counters[xmit ? RXE_IB_CNT_XMIT_WORDS :
+					  RXE_IB_CNT_RCV_WORDS]);
+	atomic64_inc(&ib->counters[xmit ? RXE_IB_CNT_XMIT_PKTS :
+					  RXE_IB_CNT_RCV_PKTS]);
+	if (mcast)
+		atomic64_inc(&ib->counters[xmit ? RXE_IB_CNT_MCAST_XMIT_PKTS :
+						  RXE_IB_CNT_MCAST_RCV_PKTS]);
+	else
+		atomic64_inc(&ib->counters[xmit ? RXE_IB_CNT_UCAST_XMIT_PKTS :
+						  RXE_IB_CNT_UCAST_RCV_PKTS]);
+}
+
 /* Deliver a copy of an outgoing multicast packet to the local members. */
 static void rxe_ib_mcast_loop(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 {
@@ -562,11 +582,15 @@ static u16 rxe_ib_lost_sls;
 int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 {
 	struct rxe_ib_lrh *lrh = (struct rxe_ib_lrh *)skb_network_header(skb);
+	unsigned int len = rxe_ib_lrh_len(lrh);
 	u16 dlid = be16_to_cpu(lrh->dlid);
 	struct net_device *ndev = skb->dev;
+	struct rxe_ib *ib = pkt->rxe->ib;
 	u8 dmac[ETH_ALEN];
 
+	/* sent, and lost on the wire */
 	if (unlikely(READ_ONCE(rxe_ib_lost_sls) & BIT(rxe_ib_lrh_sl(lrh)))) {
+		rxe_ib_count(ib, dlid, len, true);
 		kfree_skb(skb);
 		return 0;
 	}
@@ -582,12 +606,17 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	if (dev_hard_header(skb, ndev, RXE_IB_ETH_P, dmac, ndev->dev_addr,
 			    skb->len) < 0) {
 		rxe_counter_inc(pkt->rxe, RXE_CNT_SEND_ERR);
+		atomic64_inc(&ib->counters[RXE_IB_CNT_XMIT_DISCARDS]);
 		kfree_skb(skb);
 		return 0;
 	}
 
-	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
+	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS) {
 		rxe_counter_inc(pkt->rxe, RXE_CNT_SEND_ERR);
+		atomic64_inc(&ib->counters[RXE_IB_CNT_XMIT_DISCARDS]);
+	} else {
+		rxe_ib_count(ib, dlid, len, true);
+	}
 
 	return 0;
 }
@@ -750,12 +779,15 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	lrh = rxe_ib_pkt_lrh(skb);
 	len = rxe_ib_lrh_len(lrh);
 	if (rxe_ib_lrh_lver(lrh) != 0 || len > skb->len ||
-	    len < RXE_IB_LRH_BYTES + RXE_BTH_BYTES + RXE_ICRC_SIZE)
+	    len < RXE_IB_LRH_BYTES + RXE_BTH_BYTES + RXE_ICRC_SIZE) {
+		atomic64_inc(&rxe->ib->counters[RXE_IB_CNT_RCV_ERRORS]);
 		goto drop;
+	}
 
 	/* strip the Ethernet padding */
 	if (pskb_trim(skb, len))
 		goto drop;
+	rxe_ib_count(rxe->ib, be16_to_cpu(lrh->dlid), len, false);
 
 	dlid = be16_to_cpu(lrh->dlid);
 	slid = be16_to_cpu(lrh->slid);

@@ -94,6 +94,39 @@ struct rxe_ib_av {
 };
 
 /**
+ * enum rxe_ib_counter - what the port counts on the wire
+ * @RXE_IB_CNT_XMIT_WORDS: 4-octet words sent, LRH through ICRC
+ * @RXE_IB_CNT_RCV_WORDS: 4-octet words received, LRH through ICRC
+ * @RXE_IB_CNT_XMIT_PKTS: packets sent
+ * @RXE_IB_CNT_RCV_PKTS: packets received
+ * @RXE_IB_CNT_UCAST_XMIT_PKTS: packets sent to a unicast or permissive LID
+ * @RXE_IB_CNT_UCAST_RCV_PKTS: packets received for a unicast or permissive
+ *	LID
+ * @RXE_IB_CNT_MCAST_XMIT_PKTS: packets sent to a multicast LID
+ * @RXE_IB_CNT_MCAST_RCV_PKTS: packets received for a multicast LID
+ * @RXE_IB_CNT_RCV_ERRORS: frames received with a malformed LRH (LVer,
+ *	packet length)
+ * @RXE_IB_CNT_XMIT_DISCARDS: packets the netdevice did not take
+ * @RXE_IB_NUM_COUNTERS: the number of counters
+ *
+ * A packet looped back inside the port never reaches the wire and is not
+ * counted.  The performance management agent reports these (rxe_pma.c).
+ */
+enum rxe_ib_counter {
+	RXE_IB_CNT_XMIT_WORDS,
+	RXE_IB_CNT_RCV_WORDS,
+	RXE_IB_CNT_XMIT_PKTS,
+	RXE_IB_CNT_RCV_PKTS,
+	RXE_IB_CNT_UCAST_XMIT_PKTS,
+	RXE_IB_CNT_UCAST_RCV_PKTS,
+	RXE_IB_CNT_MCAST_XMIT_PKTS,
+	RXE_IB_CNT_MCAST_RCV_PKTS,
+	RXE_IB_CNT_RCV_ERRORS,
+	RXE_IB_CNT_XMIT_DISCARDS,
+	RXE_IB_NUM_COUNTERS
+};
+
+/**
  * struct rxe_ib - state of the InfiniBand mode of an rxe device
  * @lid: the port's LID, derived from the GUID at creation; it moves when
  *	another port on the segment uses it (rxe_ib_lid_collision()) or a
@@ -107,6 +140,8 @@ struct rxe_ib_av {
  * @neigh: LID -> struct rxe_ib_neigh, the learned MAC addresses of the
  *	peers; entries are freed with kfree_rcu(), read under RCU.  The
  *	xarray's own lock serialises the updates.
+ * @counters: the port's packet and data counters, enum rxe_ib_counter;
+ *	they only grow
  */
 struct rxe_ib {
 	u16			lid;
@@ -114,6 +149,7 @@ struct rxe_ib {
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct xarray		neigh;
+	atomic64_t		counters[RXE_IB_NUM_COUNTERS];
 };
 
 u16 rxe_ib_lid_from_guid(__be64 guid);

@@ -825,6 +825,16 @@ module_param(sib_builtin_sa, bool, 0644);
 MODULE_PARM_DESC(sib_builtin_sa,
 		 "soft InfiniBand devices created from now on answer SA queries in the kernel (default Y); N leaves the SA class to a subnet manager");
 
+/**
+ * rxe_sa_builtin() - whether soft IB devices created now get a built-in SA
+ *
+ * Return: false when a subnet manager is to manage them (sib_builtin_sa=N)
+ */
+bool rxe_sa_builtin(void)
+{
+	return READ_ONCE(sib_builtin_sa);
+}
+
 static int rxe_sa_add_one(struct ib_device *dev)
 {
 	struct ib_mad_reg_req reg_req = {
@@ -840,7 +850,7 @@ static int rxe_sa_add_one(struct ib_device *dev)
 	    !rdma_cap_ib_sa(dev, RXE_PORT))
 		return -EOPNOTSUPP;
 	rxe = container_of(dev, struct rxe_dev, ib_dev);
-	if (!rxe_is_ib(rxe) || !READ_ONCE(sib_builtin_sa))
+	if (!rxe_is_ib(rxe) || !rxe_sa_builtin())
 		return -EOPNOTSUPP;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);

@@ -171,6 +171,7 @@ int rxe_sa_process(struct rxe_sa *sa, const struct ib_sa_mad *req,
 #if IS_ENABLED(CONFIG_RDMA_RXE_IB)
 int rxe_sa_module_init(void);
 void rxe_sa_module_exit(void);
+bool rxe_sa_builtin(void);
 #else
 static inline int rxe_sa_module_init(void) { return 0; }
 static inline void rxe_sa_module_exit(void) {}

@@ -20,6 +20,7 @@
 
 #include "rxe.h"
 #include "rxe_loc.h"
+#include "rxe_sa.h"
 
 #define RXE_SMA_WIDTH_SUPPORTED		(IB_WIDTH_1X | IB_WIDTH_4X)
 #define RXE_SMA_SPEED_SUPPORTED		IB_SPEED_SDR
@@ -167,7 +168,7 @@ static u8 rxe_sma_phys_state(struct rxe_dev *rxe, enum ib_port_state state)
 {
 	struct net_device *ndev = rxe->ib->ndev;
 
-	if (state == IB_PORT_ACTIVE)
+	if (state >= IB_PORT_INIT)
 		return IB_PORT_PHYS_STATE_LINK_UP;
 	if (ndev && (dev_get_flags(ndev) & IFF_UP))
 		return IB_PORT_PHYS_STATE_POLLING;
@@ -249,15 +250,49 @@ static bool rxe_sma_lid_ok(u16 lid)
 }
 
 /**
+ * rxe_sma_state_ok() - whether a SubnSet(PortInfo) may ask for a port state
+ * @sm_managed: a subnet manager manages the port (struct rxe_sma_port)
+ * @cur: the port's state
+ * @req: the PortState of the Set
+ *
+ * A port an SM manages comes up in INIT when its netdevice gets carrier;
+ * the SM arms it (INIT -> ARMED) and then activates it (ARMED -> ACTIVE),
+ * IBA 7.2; it cannot activate a port that is not armed, arm an active
+ * one, or set INIT.  A port with the built-in SA is ACTIVE whenever it
+ * has carrier: an SM may only confirm that.  Neither can be taken down
+ * or disabled: the state follows the netdevice's carrier.  NOP (0) is
+ * always allowed.
+ *
+ * Return: true when the Set may ask for @req
+ */
+VISIBLE_IF_KUNIT bool rxe_sma_state_ok(bool sm_managed, enum ib_port_state cur,
+				       u8 req)
+{
+	if (req == IB_PORT_NOP)
+		return true;
+	if (!sm_managed)
+		return req == IB_PORT_ACTIVE && cur == IB_PORT_ACTIVE;
+
+	switch (req) {
+	case IB_PORT_ARMED:
+		return cur == IB_PORT_INIT || cur == IB_PORT_ARMED;
+	case IB_PORT_ACTIVE:
+		return cur == IB_PORT_ARMED || cur == IB_PORT_ACTIVE;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_state_ok);
+
+/**
  * rxe_sma_chk_port_info() - check a SubnSet(PortInfo) against what a soft
  *			     IB port can be set to
  * @rxe: the device
  * @pi: the PortInfo of the Set
  *
  * A soft IB port has LMC 0, one data VL, the speeds and widths it
- * reports as supported, and a state that follows its netdevice's
- * carrier: the SM may leave the state alone (NOP) or confirm ACTIVE on
- * an active port; it cannot arm, take down or disable it.
+ * reports as supported, and the state transitions rxe_sma_state_ok()
+ * allows.
  *
  * Return: true when every field may be applied
  */
@@ -289,9 +324,8 @@ static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
 		return false;
 	if (phys)
 		return false;
-	if (state != IB_PORT_NOP &&
-	    !(state == IB_PORT_ACTIVE &&
-	      READ_ONCE(rxe->port.attr.state) == IB_PORT_ACTIVE))
+	if (!rxe_sma_state_ok(rxe->port.sma.sm_managed,
+			      READ_ONCE(rxe->port.attr.state), state))
 		return false;
 
 	return true;
@@ -314,7 +348,9 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	u16 sm_lid = be16_to_cpu(pi->sm_lid);
 	u8 sm_sl = pi->neighbormtu_mastersmsl & 0xf;
 	u8 mtu = pi->neighbormtu_mastersmsl >> 4;
+	u8 state = pi->linkspeed_portstate & 0xf;
 	bool lid_changed, sm_changed, gid_changed;
+	bool activated = false;
 	unsigned long flags;
 
 	if (!rxe_sma_port_ok(smp))
@@ -368,6 +404,21 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 		rxe_sma_event(rxe, IB_EVENT_GID_CHANGE);
 	if (pi->clientrereg_resv_subnetto & 0x80)
 		rxe_sma_event(rxe, IB_EVENT_CLIENT_REREGISTER);
+
+	/*
+	 * Arm or activate the port; the netdevice may have lost its carrier
+	 * since the check (the port is DOWN then), and a port that was
+	 * already in the state asked for stays.
+	 */
+	if (rxe->port.sma.sm_managed && state == IB_PORT_ARMED)
+		cmpxchg(&attr->state, IB_PORT_INIT, IB_PORT_ARMED);
+	if (rxe->port.sma.sm_managed && state == IB_PORT_ACTIVE)
+		activated = cmpxchg(&attr->state, IB_PORT_ARMED,
+				    IB_PORT_ACTIVE) == IB_PORT_ARMED;
+	if (activated) {
+		dev_info(&rxe->ib_dev.dev, "set active by the SM\n");
+		rxe_sma_event(rxe, IB_EVENT_PORT_ACTIVE);
+	}
 
 	return rxe_sma_get_port_info(rxe, smp);
 }
@@ -496,11 +547,26 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, int mad_flags,
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_process_smp);
 
-static int rxe_sma_process_mad(struct ib_device *ibdev, int mad_flags,
-			       u32 port_num, const struct ib_wc *in_wc,
-			       const struct ib_grh *in_grh,
-			       const struct ib_mad *in, struct ib_mad *out,
-			       size_t *out_mad_size, u16 *out_mad_pkey_index)
+/**
+ * rxe_sma_process_mad() - the process_mad op of a soft IB device: the
+ *			   SMA's answer to an SMP
+ * @ibdev: the device
+ * @mad_flags: IB_MAD_IGNORE_MKEY or 0
+ * @port_num: the port the MAD is for
+ * @in_wc: its work completion, NULL for a local MAD
+ * @in_grh: its GRH, or NULL
+ * @in: the MAD
+ * @out: the answer, when there is one
+ * @out_mad_size: the answer's size
+ * @out_mad_pkey_index: the P_Key index of the answer
+ *
+ * Return: IB_MAD_RESULT_* flags; IB_MAD_RESULT_SUCCESS alone for a MAD
+ * of another class, which the MAD agents take.
+ */
+int rxe_sma_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+			const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			const struct ib_mad *in, struct ib_mad *out,
+			size_t *out_mad_size, u16 *out_mad_pkey_index)
 {
 	switch (in->mad_hdr.mgmt_class) {
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
@@ -524,7 +590,34 @@ static const struct ib_device_ops rxe_sma_dev_ops = {
  */
 void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 {
+	rxe->port.sma.sm_managed = !rxe_sa_builtin();
+	/* a Set with ClientReregister raises IB_EVENT_CLIENT_REREGISTER: an
+	 * SM that starts or takes over has the SA clients join again
+	 */
+	rxe->port.attr.port_cap_flags |= IB_PORT_CLIENT_REG_SUP;
 	ib_set_device_ops(&rxe->ib_dev, &rxe_sma_dev_ops);
+}
+
+/**
+ * rxe_sma_port_up() - the netdevice of a soft IB port got carrier
+ * @rxe: the device
+ *
+ * A port a subnet manager manages enters INIT (from DOWN) and waits for
+ * the SM to arm and activate it (rxe_sma_set_port_info()), with no event:
+ * IB_EVENT_PORT_ACTIVE comes when it becomes ACTIVE.  Other ports become
+ * ACTIVE at once, as RoCE ports do (rxe_port_up()).
+ *
+ * Return: true when the port is one a subnet manager manages
+ */
+bool rxe_sma_port_up(struct rxe_dev *rxe)
+{
+	if (!rxe_is_ib(rxe) || !rxe->port.sma.sm_managed)
+		return false;
+
+	if (cmpxchg(&rxe->port.attr.state, IB_PORT_DOWN, IB_PORT_INIT) ==
+	    IB_PORT_DOWN)
+		dev_info(&rxe->ib_dev.dev, "set init, waiting for the SM\n");
+	return true;
 }
 
 /**

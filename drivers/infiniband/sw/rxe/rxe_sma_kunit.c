@@ -453,6 +453,97 @@ static void rxe_sma_test_random(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ((struct rxe_dev *)test->priv)->ib->lid, TEST_LID);
 }
 
+struct rxe_sma_state_case {
+	const char *name;
+	bool sm_managed;
+	enum ib_port_state cur;
+	u8 req;
+	bool ok;
+};
+
+static const struct rxe_sma_state_case state_cases[] = {
+	{ "built-in SA: NOP on ACTIVE", false, IB_PORT_ACTIVE, 0, true },
+	{ "built-in SA: NOP on DOWN", false, IB_PORT_DOWN, 0, true },
+	{ "built-in SA: confirm ACTIVE", false, IB_PORT_ACTIVE, 4, true },
+	{ "built-in SA: ACTIVE on DOWN", false, IB_PORT_DOWN, 4, false },
+	{ "built-in SA: ARM", false, IB_PORT_ACTIVE, 3, false },
+	{ "built-in SA: take DOWN", false, IB_PORT_ACTIVE, 1, false },
+	{ "SM: NOP on INIT", true, IB_PORT_INIT, 0, true },
+	{ "SM: INIT -> ARMED", true, IB_PORT_INIT, 3, true },
+	{ "SM: ARMED -> ARMED", true, IB_PORT_ARMED, 3, true },
+	{ "SM: ARMED -> ACTIVE", true, IB_PORT_ARMED, 4, true },
+	{ "SM: ACTIVE -> ACTIVE", true, IB_PORT_ACTIVE, 4, true },
+	{ "SM: INIT -> ACTIVE", true, IB_PORT_INIT, 4, false },
+	{ "SM: ACTIVE -> ARMED", true, IB_PORT_ACTIVE, 3, false },
+	{ "SM: DOWN -> ARMED", true, IB_PORT_DOWN, 3, false },
+	{ "SM: DOWN -> ACTIVE", true, IB_PORT_DOWN, 4, false },
+	{ "SM: set INIT", true, IB_PORT_ARMED, 2, false },
+	{ "SM: take DOWN", true, IB_PORT_ACTIVE, 1, false },
+	{ "SM: state 5", true, IB_PORT_ACTIVE, 5, false },
+	{ "SM: state 15", true, IB_PORT_INIT, 15, false },
+};
+
+static void state_case_desc(const struct rxe_sma_state_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(state, state_cases, state_case_desc);
+
+static void rxe_sma_test_state(struct kunit *test)
+{
+	const struct rxe_sma_state_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rxe_sma_state_ok(c->sm_managed, c->cur, c->req),
+			c->ok);
+}
+
+static void edit_active(struct ib_port_info *pi)
+{
+	pi->linkspeed_portstate |= IB_PORT_ACTIVE;
+}
+
+/* a port an SM manages, in INIT: armed by a Set, not activated at once */
+static void rxe_sma_test_set_state(struct kunit *test)
+{
+	struct rxe_dev *rxe = test->priv;
+	struct ib_port_info *pi;
+	struct ib_smp *in, *out;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	pi = (struct ib_port_info *)out->data;
+	rxe->port.sma.sm_managed = true;
+	rxe->port.attr.state = IB_PORT_INIT;
+
+	/* INIT -> ACTIVE: refused, nothing changes */
+	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_active), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
+	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_INIT);
+	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_INIT);
+	/* the link is up in INIT */
+	KUNIT_EXPECT_EQ(test, pi->portphysstate_linkdown >> 4,
+			IB_PORT_PHYS_STATE_LINK_UP);
+
+	/* INIT -> ARMED, and the answer says so */
+	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_armed), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
+	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_ARMED);
+
+	/* NOP leaves ARMED alone */
+	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, NULL), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
+	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+
+	/* DOWN: the state follows carrier, an SM cannot take the port down */
+	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_down), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
+	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+}
+
 static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE_PARAM(rxe_sma_test_status, status_gen_params),
 	KUNIT_CASE(rxe_sma_test_contents),
@@ -460,6 +551,8 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_mkey),
 	KUNIT_CASE(rxe_sma_test_sm_info),
 	KUNIT_CASE(rxe_sma_test_random),
+	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
+	KUNIT_CASE(rxe_sma_test_set_state),
 	{}
 };
 

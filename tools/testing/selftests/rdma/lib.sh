@@ -334,15 +334,16 @@ distribution_modules() {
 	log "distribution modules of $(uname -r): $*"
 }
 
-# sib_add NAME NETDEV: a soft InfiniBand device on NETDEV (MTU 4200 for the
-# 4096-byte IB MTU), port ACTIVE and its IPoIB interface present.
+# sib_add NAME NETDEV [STATE]: a soft InfiniBand device on NETDEV (MTU 4200
+# for the 4096-byte IB MTU), port in STATE (ACTIVE; INIT for a port that
+# waits for a subnet manager) and its IPoIB interface present.
 sib_add() {
-	local ib=ib${1#sib}
+	local ib=ib${1#sib} state=${3:-ACTIVE}
 	ip link set "$2" mtu 4200 up || fail "$2 up"
 	wait_carrier "$2" 1 30
 	rdma link add "$1" type sib netdev "$2" || fail "rdma link add $1 on $2"
-	wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" ||
-		fail "$1 port not ACTIVE"
+	wait_for 30 grep -q "$state" "/sys/class/infiniband/$1/ports/1/state" ||
+		fail "$1 port not $state"
 	wait_for 10 test -d "/sys/class/net/$ib" || fail "no $ib for $1"
 }
 

@@ -7,7 +7,7 @@
 # Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
 # ibverbs-utils, perftest, infiniband-diags (ibstat, saquery, smpquery,
-# ibnetdiscover, sminfo), opensm (unpacked, not installed), with
+# ibnetdiscover, sminfo, perfquery), opensm (unpacked, not installed), with
 # NVME_TOOLS=1 nvme-cli and fio (NVMe over Fabrics with verified I/O),
 # with PYVERBS=1 python3 and rdma-core's own test suite (python3-pyverbs),
 # plus the project's programs (every executable in $TOOLS_DIR, default
@@ -102,6 +102,7 @@ for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
 	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
 	 /usr/bin/ibv_srq_pingpong /usr/sbin/ibstat /usr/sbin/saquery \
 	 /usr/sbin/smpquery /usr/sbin/ibnetdiscover /usr/sbin/sminfo \
+	 /usr/sbin/perfquery \
 	 /usr/bin/rdma; do
 	# every one is in a package installed above: a missing one is an
 	# error here, not a scenario that skips (or passes) without it

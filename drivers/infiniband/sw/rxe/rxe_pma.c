@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Soft InfiniBand: the performance management agent (PMA) of a soft IB
+ * port.
+ *
+ * The MAD layer offers every MAD the port receives on QP1 to the device's
+ * process_mad op, and ib_core's sysfs reads the port's counters
+ * (ports/1/counters/) through the same op.  The PMA answers the
+ * Performance Management class (IBA 16.1) with what the port counted on
+ * the wire (enum rxe_ib_counter) and rxe's link downed counter:
+ * ClassPortInfo, PortCounters (its narrow counters stop at all ones, as
+ * IBA 16.1.3.5 says) and PortCountersExtended (64 bits, wrapping).  A Set
+ * of either resets the counters its CounterSelect names; both attributes
+ * show the same counters, so a reset through one shows in the other, as
+ * on qib.  The counters themselves only grow: a reset records their
+ * values, which the PMA subtracts from then on, so rxe's hw_counters are
+ * unaffected.  Like every GSI class the PMA is protected by the GSI Q_Key,
+ * which only a privileged consumer may send with.
+ * See Documentation/infiniband/soft_ib.rst.
+ */
+
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
+#include <kunit/visibility.h>
+
+#include "rxe.h"
+#include "rxe_loc.h"
+
+/* 4.096 us * 2^18 = 1 s, the response time qib reports */
+#define RXE_PMA_RESP_TIME	18
+
+#define RXE_PMA_BAD_VERSION	cpu_to_be16(IB_MGMT_MAD_STATUS_BAD_VERSION)
+#define RXE_PMA_UNSUP_METHOD	cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD)
+#define RXE_PMA_UNSUP_METH_ATTR	\
+	cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB)
+#define RXE_PMA_INVALID_FIELD	\
+	cpu_to_be16(IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE)
+
+/* the PortSelect of every port (AllPortSelect) */
+#define RXE_PMA_ALL_PORTS	0xff
+
+/* the counters each CounterSelect bit names, PortCounters ... */
+static const struct {
+	__be16 sel;
+	enum rxe_pma_counter cnt;
+} rxe_pma_sel[] = {
+	{ IB_PMA_SEL_LINK_DOWNED, RXE_PMA_LINK_DOWNED },
+	{ IB_PMA_SEL_PORT_RCV_ERRORS, RXE_PMA_RCV_ERRORS },
+	{ IB_PMA_SEL_PORT_XMIT_DISCARDS, RXE_PMA_XMIT_DISCARDS },
+	{ IB_PMA_SEL_PORT_XMIT_DATA, RXE_PMA_XMIT_DATA },
+	{ IB_PMA_SEL_PORT_RCV_DATA, RXE_PMA_RCV_DATA },
+	{ IB_PMA_SEL_PORT_XMIT_PACKETS, RXE_PMA_XMIT_PKTS },
+	{ IB_PMA_SEL_PORT_RCV_PACKETS, RXE_PMA_RCV_PKTS },
+}, rxe_pma_selx[] = {	/* ... and PortCountersExtended */
+	{ IB_PMA_SELX_PORT_XMIT_DATA, RXE_PMA_XMIT_DATA },
+	{ IB_PMA_SELX_PORT_RCV_DATA, RXE_PMA_RCV_DATA },
+	{ IB_PMA_SELX_PORT_XMIT_PACKETS, RXE_PMA_XMIT_PKTS },
+	{ IB_PMA_SELX_PORT_RCV_PACKETS, RXE_PMA_RCV_PKTS },
+	{ IB_PMA_SELX_PORT_UNI_XMIT_PACKETS, RXE_PMA_UCAST_XMIT_PKTS },
+	{ IB_PMA_SELX_PORT_UNI_RCV_PACKETS, RXE_PMA_UCAST_RCV_PKTS },
+	{ IB_PMA_SELX_PORT_MULTI_XMIT_PACKETS, RXE_PMA_MCAST_XMIT_PKTS },
+	{ IB_PMA_SELX_PORT_MULTI_RCV_PACKETS, RXE_PMA_MCAST_RCV_PKTS },
+};
+
+static u8 rxe_pma_sat8(u64 v)
+{
+	return min_t(u64, v, U8_MAX);
+}
+
+static __be16 rxe_pma_sat16(u64 v)
+{
+	return cpu_to_be16(min_t(u64, v, U16_MAX));
+}
+
+static __be32 rxe_pma_sat32(u64 v)
+{
+	return cpu_to_be32(min_t(u64, v, U32_MAX));
+}
+
+static int rxe_pma_reply(struct ib_pma_mad *pmp, __be16 status)
+{
+	pmp->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	pmp->mad_hdr.status |= status;
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+static int rxe_pma_class_port_info(struct ib_pma_mad *pmp)
+{
+	struct ib_class_port_info *cpi = (struct ib_class_port_info *)pmp->data;
+
+	memset(pmp->data, 0, sizeof(pmp->data));
+	if (pmp->mad_hdr.attr_mod)
+		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
+
+	cpi->base_version = IB_MGMT_BASE_VERSION;
+	cpi->class_version = 1;
+	/* 64-bit data and packet counters, unicast and multicast too */
+	cpi->capability_mask = IB_PMA_CLASS_CAP_ALLPORTSELECT |
+			       IB_PMA_CLASS_CAP_EXT_WIDTH;
+	cpi->cap_mask2_resp_time = cpu_to_be32(RXE_PMA_RESP_TIME);
+	return rxe_pma_reply(pmp, 0);
+}
+
+/* the port a PortCounters(Extended) names: ours, or all of them */
+static bool rxe_pma_port_ok(const struct ib_pma_mad *pmp, u8 port_select)
+{
+	return !pmp->mad_hdr.attr_mod &&
+	       (port_select == RXE_PORT || port_select == RXE_PMA_ALL_PORTS);
+}
+
+static int rxe_pma_port_counters(struct ib_pma_mad *pmp, const u64 *val,
+				 u32 *reset)
+{
+	struct ib_pma_portcounters *p = (void *)pmp->data;
+	u8 port_select = p->port_select;
+	__be16 sel = p->counter_select;
+	u64 v[RXE_PMA_NUM_COUNTERS];
+	int i;
+
+	memset(pmp->data, 0, sizeof(pmp->data));
+	p->port_select = port_select;
+	if (!rxe_pma_port_ok(pmp, port_select))
+		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
+
+	memcpy(v, val, sizeof(v));
+	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET) {
+		p->counter_select = sel;
+		for (i = 0; i < ARRAY_SIZE(rxe_pma_sel); i++) {
+			if (!(sel & rxe_pma_sel[i].sel))
+				continue;
+			*reset |= BIT(rxe_pma_sel[i].cnt);
+			v[rxe_pma_sel[i].cnt] = 0;
+		}
+	}
+
+	/* the counters a soft port has; the others (symbol errors,
+	 * constraint errors, VL15 dropped, xmit wait, ...) stay 0
+	 */
+	p->link_downed_counter = rxe_pma_sat8(v[RXE_PMA_LINK_DOWNED]);
+	p->port_rcv_errors = rxe_pma_sat16(v[RXE_PMA_RCV_ERRORS]);
+	p->port_xmit_discards = rxe_pma_sat16(v[RXE_PMA_XMIT_DISCARDS]);
+	p->port_xmit_data = rxe_pma_sat32(v[RXE_PMA_XMIT_DATA]);
+	p->port_rcv_data = rxe_pma_sat32(v[RXE_PMA_RCV_DATA]);
+	p->port_xmit_packets = rxe_pma_sat32(v[RXE_PMA_XMIT_PKTS]);
+	p->port_rcv_packets = rxe_pma_sat32(v[RXE_PMA_RCV_PKTS]);
+	return rxe_pma_reply(pmp, 0);
+}
+
+static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, const u64 *val,
+				     u32 *reset)
+{
+	struct ib_pma_portcounters_ext *p = (void *)pmp->data;
+	u8 port_select = p->port_select;
+	__be16 sel = p->counter_select;
+	u64 v[RXE_PMA_NUM_COUNTERS];
+	int i;
+
+	memset(pmp->data, 0, sizeof(pmp->data));
+	p->port_select = port_select;
+	if (!rxe_pma_port_ok(pmp, port_select))
+		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
+
+	memcpy(v, val, sizeof(v));
+	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET) {
+		p->counter_select = sel;
+		for (i = 0; i < ARRAY_SIZE(rxe_pma_selx); i++) {
+			if (!(sel & rxe_pma_selx[i].sel))
+				continue;
+			*reset |= BIT(rxe_pma_selx[i].cnt);
+			v[rxe_pma_selx[i].cnt] = 0;
+		}
+	}
+
+	p->port_xmit_data = cpu_to_be64(v[RXE_PMA_XMIT_DATA]);
+	p->port_rcv_data = cpu_to_be64(v[RXE_PMA_RCV_DATA]);
+	p->port_xmit_packets = cpu_to_be64(v[RXE_PMA_XMIT_PKTS]);
+	p->port_rcv_packets = cpu_to_be64(v[RXE_PMA_RCV_PKTS]);
+	p->port_unicast_xmit_packets = cpu_to_be64(v[RXE_PMA_UCAST_XMIT_PKTS]);
+	p->port_unicast_rcv_packets = cpu_to_be64(v[RXE_PMA_UCAST_RCV_PKTS]);
+	p->port_multicast_xmit_packets =
+		cpu_to_be64(v[RXE_PMA_MCAST_XMIT_PKTS]);
+	p->port_multicast_rcv_packets = cpu_to_be64(v[RXE_PMA_MCAST_RCV_PKTS]);
+	return rxe_pma_reply(pmp, 0);
+}
+
+/**
+ * rxe_pma_answer() - the PMA's answer to a Performance Management MAD
+ * @val: the counters since their last reset, enum rxe_pma_counter
+ * @in: the MAD, of the Performance Management class
+ * @out: the answer, when there is one
+ * @reset: set to the counters (BIT(enum rxe_pma_counter)) a Set resets;
+ *	@out already shows them reset
+ *
+ * Context: any.
+ * Return: IB_MAD_RESULT_* flags as the process_mad op returns them:
+ * SUCCESS | REPLY with the answer in @out, SUCCESS for a MAD the PMA
+ * leaves to the MAD agents (responses and traps).
+ */
+VISIBLE_IF_KUNIT int rxe_pma_answer(const u64 *val, const struct ib_mad *in,
+				    struct ib_mad *out, u32 *reset)
+{
+	struct ib_pma_mad *pmp = (struct ib_pma_mad *)out;
+
+	*reset = 0;
+	/* the agents take the responses (perfquery's) and the traps */
+	if (in->mad_hdr.method & IB_MGMT_METHOD_RESP ||
+	    in->mad_hdr.method == IB_MGMT_METHOD_TRAP)
+		return IB_MAD_RESULT_SUCCESS;
+
+	*out = *in;
+	if (pmp->mad_hdr.base_version != IB_MGMT_BASE_VERSION ||
+	    pmp->mad_hdr.class_version != 1)
+		return rxe_pma_reply(pmp, RXE_PMA_BAD_VERSION);
+
+	switch (pmp->mad_hdr.method) {
+	case IB_MGMT_METHOD_GET:
+		switch (pmp->mad_hdr.attr_id) {
+		case IB_PMA_CLASS_PORT_INFO:
+			return rxe_pma_class_port_info(pmp);
+		case IB_PMA_PORT_COUNTERS:
+			return rxe_pma_port_counters(pmp, val, reset);
+		case IB_PMA_PORT_COUNTERS_EXT:
+			return rxe_pma_port_counters_ext(pmp, val, reset);
+		default:
+			return rxe_pma_reply(pmp, RXE_PMA_UNSUP_METH_ATTR);
+		}
+	case IB_MGMT_METHOD_SET:
+		switch (pmp->mad_hdr.attr_id) {
+		case IB_PMA_PORT_COUNTERS:
+			return rxe_pma_port_counters(pmp, val, reset);
+		case IB_PMA_PORT_COUNTERS_EXT:
+			return rxe_pma_port_counters_ext(pmp, val, reset);
+		default:
+			return rxe_pma_reply(pmp, RXE_PMA_UNSUP_METH_ATTR);
+		}
+	default:
+		return rxe_pma_reply(pmp, RXE_PMA_UNSUP_METHOD);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_pma_answer);
+
+/* the counters' raw values: they only grow */
+static void rxe_pma_read_raw(struct rxe_dev *rxe, u64 *raw)
+{
+	static const enum rxe_ib_counter ib_cnt[RXE_PMA_LINK_DOWNED] = {
+		[RXE_PMA_XMIT_DATA] = RXE_IB_CNT_XMIT_WORDS,
+		[RXE_PMA_RCV_DATA] = RXE_IB_CNT_RCV_WORDS,
+		[RXE_PMA_XMIT_PKTS] = RXE_IB_CNT_XMIT_PKTS,
+		[RXE_PMA_RCV_PKTS] = RXE_IB_CNT_RCV_PKTS,
+		[RXE_PMA_UCAST_XMIT_PKTS] = RXE_IB_CNT_UCAST_XMIT_PKTS,
+		[RXE_PMA_UCAST_RCV_PKTS] = RXE_IB_CNT_UCAST_RCV_PKTS,
+		[RXE_PMA_MCAST_XMIT_PKTS] = RXE_IB_CNT_MCAST_XMIT_PKTS,
+		[RXE_PMA_MCAST_RCV_PKTS] = RXE_IB_CNT_MCAST_RCV_PKTS,
+		[RXE_PMA_RCV_ERRORS] = RXE_IB_CNT_RCV_ERRORS,
+		[RXE_PMA_XMIT_DISCARDS] = RXE_IB_CNT_XMIT_DISCARDS,
+	};
+	int i;
+
+	for (i = 0; i < RXE_PMA_LINK_DOWNED; i++)
+		raw[i] = atomic64_read(&rxe->ib->counters[ib_cnt[i]]);
+	raw[RXE_PMA_LINK_DOWNED] =
+		atomic64_read(&rxe->stats_counters[RXE_CNT_LINK_DOWNED]);
+}
+
+/*
+ * The process_mad op of a soft IB device: Performance Management MADs
+ * for the PMA, the rest for the SMA (rxe_sma.c).  Also what ib_core's
+ * sysfs port counters read, with no work completion.
+ */
+static int rxe_pma_process_mad(struct ib_device *ibdev, int mad_flags,
+			       u32 port_num, const struct ib_wc *in_wc,
+			       const struct ib_grh *in_grh,
+			       const struct ib_mad *in, struct ib_mad *out,
+			       size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	struct rxe_dev *rxe = to_rdev(ibdev);
+	struct rxe_port *port = &rxe->port;
+	u64 raw[RXE_PMA_NUM_COUNTERS];
+	u64 val[RXE_PMA_NUM_COUNTERS];
+	unsigned long flags;
+	u32 reset;
+	int i, ret;
+
+	if (in->mad_hdr.mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
+		return rxe_sma_process_mad(ibdev, mad_flags, port_num, in_wc,
+					   in_grh, in, out, out_mad_size,
+					   out_mad_pkey_index);
+	if (port_num != RXE_PORT)
+		return IB_MAD_RESULT_FAILURE;
+
+	spin_lock_irqsave(&port->port_lock, flags);
+	rxe_pma_read_raw(rxe, raw);
+	for (i = 0; i < RXE_PMA_NUM_COUNTERS; i++)
+		val[i] = raw[i] - port->pma_zero[i];
+	ret = rxe_pma_answer(val, in, out, &reset);
+	for (i = 0; i < RXE_PMA_NUM_COUNTERS; i++)
+		if (reset & BIT(i))
+			port->pma_zero[i] = raw[i];
+	spin_unlock_irqrestore(&port->port_lock, flags);
+
+	return ret;
+}
+
+static const struct ib_device_ops rxe_pma_dev_ops = {
+	.process_mad = rxe_pma_process_mad,
+};
+
+/**
+ * rxe_pma_set_device_ops() - give a soft IB device its PMA
+ * @rxe: the device, a soft IB device not registered yet
+ *
+ * The PMA's process_mad op hands what is not its own on to the SMA's:
+ * set it before rxe_sma_set_device_ops(), which then sets nothing.
+ */
+void rxe_pma_set_device_ops(struct rxe_dev *rxe)
+{
+	ib_set_device_ops(&rxe->ib_dev, &rxe_pma_dev_ops);
+}
