@@ -202,6 +202,12 @@ phase() {
 		t_res=$(awk -v t0="$T0" -v tc="$t_conn" 'tc != "" &&
 			/pp client stall end/ && ($1 - t0) * 1000 >= tc {
 			printf "%.0f\n", ($1 - t0) * 1000; exit }' "/tmp/events$phase")
+		# a client that reconnected before its pings were overdue
+		# never stalled: traffic went on from the new connection
+		# (seen on Debian's kernel: WC error at +8 ms, connected
+		# again at +125 ms, longest gap 146 ms, no stall)
+		[ -n "$t_res" ] || [ -n "$t_stall" ] || [ -z "$t_conn" ] ||
+			! grep -q ' summary .* stalls=0 ' "$plog" || t_res=$t_conn
 		data "what=reconnect_ms value=${t_rc:-none}"
 		data "what=reconnected_ms value=${t_conn:-none}"
 		data "what=traffic_resumed_ms value=${t_res:-none}"
