@@ -40,10 +40,12 @@
 #define RXE_PMA_ALL_PORTS	0xff
 
 /* the counters each CounterSelect bit names, PortCounters ... */
-static const struct {
+struct rxe_pma_sel {
 	__be16 sel;
 	enum rxe_pma_counter cnt;
-} rxe_pma_sel[] = {
+};
+
+static const struct rxe_pma_sel rxe_pma_sel[] = {
 	{ IB_PMA_SEL_LINK_DOWNED, RXE_PMA_LINK_DOWNED },
 	{ IB_PMA_SEL_PORT_RCV_ERRORS, RXE_PMA_RCV_ERRORS },
 	{ IB_PMA_SEL_PORT_XMIT_DISCARDS, RXE_PMA_XMIT_DISCARDS },
@@ -108,6 +110,28 @@ static bool rxe_pma_port_ok(const struct ib_pma_mad *pmp, u8 port_select)
 	       (port_select == RXE_PORT || port_select == RXE_PMA_ALL_PORTS);
 }
 
+/*
+ * The values a PortCounters(Extended) answer carries: the port's, but 0
+ * for the counters a Set's CounterSelect names, which are marked in
+ * *reset for the caller to reset.
+ */
+static void rxe_pma_values(const struct ib_pma_mad *pmp, __be16 sel,
+			   const struct rxe_pma_sel *tab, size_t n,
+			   const u64 *val, u64 *v, u32 *reset)
+{
+	size_t i;
+
+	memcpy(v, val, RXE_PMA_NUM_COUNTERS * sizeof(*v));
+	if (pmp->mad_hdr.method != IB_MGMT_METHOD_SET)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!(sel & tab[i].sel))
+			continue;
+		*reset |= BIT(tab[i].cnt);
+		v[tab[i].cnt] = 0;
+	}
+}
+
 static int rxe_pma_port_counters(struct ib_pma_mad *pmp, const u64 *val,
 				 u32 *reset)
 {
@@ -115,23 +139,15 @@ static int rxe_pma_port_counters(struct ib_pma_mad *pmp, const u64 *val,
 	u8 port_select = p->port_select;
 	__be16 sel = p->counter_select;
 	u64 v[RXE_PMA_NUM_COUNTERS];
-	int i;
 
 	memset(pmp->data, 0, sizeof(pmp->data));
 	p->port_select = port_select;
 	if (!rxe_pma_port_ok(pmp, port_select))
 		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
 
-	memcpy(v, val, sizeof(v));
-	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET) {
+	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET)
 		p->counter_select = sel;
-		for (i = 0; i < ARRAY_SIZE(rxe_pma_sel); i++) {
-			if (!(sel & rxe_pma_sel[i].sel))
-				continue;
-			*reset |= BIT(rxe_pma_sel[i].cnt);
-			v[rxe_pma_sel[i].cnt] = 0;
-		}
-	}
+	rxe_pma_values(pmp, sel, rxe_pma_sel, ARRAY_SIZE(rxe_pma_sel), val, v, reset);
 
 	/* the counters a soft port has; the others (symbol errors,
 	 * constraint errors, VL15 dropped, xmit wait, ...) stay 0
@@ -153,23 +169,16 @@ static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, const u64 *val,
 	u8 port_select = p->port_select;
 	__be16 sel = p->counter_select;
 	u64 v[RXE_PMA_NUM_COUNTERS];
-	int i;
 
 	memset(pmp->data, 0, sizeof(pmp->data));
 	p->port_select = port_select;
 	if (!rxe_pma_port_ok(pmp, port_select))
 		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
 
-	memcpy(v, val, sizeof(v));
-	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET) {
+	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET)
 		p->counter_select = sel;
-		for (i = 0; i < ARRAY_SIZE(rxe_pma_selx); i++) {
-			if (!(sel & rxe_pma_selx[i].sel))
-				continue;
-			*reset |= BIT(rxe_pma_selx[i].cnt);
-			v[rxe_pma_selx[i].cnt] = 0;
-		}
-	}
+	rxe_pma_values(pmp, sel, rxe_pma_selx, ARRAY_SIZE(rxe_pma_selx), val,
+		       v, reset);
 
 	p->port_xmit_data = cpu_to_be64(v[RXE_PMA_XMIT_DATA]);
 	p->port_rcv_data = cpu_to_be64(v[RXE_PMA_RCV_DATA]);
