@@ -106,7 +106,8 @@ int rxe_apm_chk_attr(struct rxe_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (new_alt) {
 		if (qp_type(qp) != IB_QPT_RC && qp_type(qp) != IB_QPT_UC)
 			return -EINVAL;
-		if (attr->alt_pkey_index >= rxe->port.attr.pkey_tbl_len)
+		if (attr->alt_pkey_index >=
+		    rxe_port(rxe, RXE_PORT)->attr.pkey_tbl_len)
 			return -EINVAL;
 		if (rxe_ib_lid_is_mcast(rdma_ah_get_dlid(&attr->alt_ah_attr)))
 			return -EINVAL;

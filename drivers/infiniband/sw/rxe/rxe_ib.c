@@ -108,7 +108,7 @@ bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
 	if (!n)
 		return false;
 
-	gid->global.subnet_prefix = rxe->port.subnet_prefix;
+	gid->global.subnet_prefix = rxe_port(rxe, RXE_PORT)->subnet_prefix;
 	addrconf_addr_eui48((u8 *)&gid->global.interface_id, mac);
 	return true;
 }
@@ -174,6 +174,7 @@ bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
  */
 static void rxe_ib_lid_collision(struct rxe_dev *rxe, const u8 *mac)
 {
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	struct rxe_ib *ib = rxe->ib;
 	struct ib_event ev;
 	u16 old, lid;
@@ -191,10 +192,10 @@ static void rxe_ib_lid_collision(struct rxe_dev *rxe, const u8 *mac)
 		lid = (lid - 1 + RXE_IB_LID_STEP) % RXE_IB_LID_UCAST_MAX + 1;
 	} while (lid != old && xa_load(&ib->neigh, lid));
 	WRITE_ONCE(ib->lid, lid);
-	rxe->port.attr.lid = lid;
+	port->attr.lid = lid;
 	/* with no subnet manager the port is its own SM (rxe_sa.c) */
-	if (rxe->port.attr.sm_lid == old)
-		WRITE_ONCE(rxe->port.attr.sm_lid, lid);
+	if (port->attr.sm_lid == old)
+		WRITE_ONCE(port->attr.sm_lid, lid);
 	spin_unlock(&ib->lid_lock);
 
 	rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM: moved to LID 0x%x\n",
@@ -251,7 +252,7 @@ static int rxe_ib_query_port(struct ib_device *ibdev, u32 port_num,
 	if (port_num != RXE_PORT)
 		return -EINVAL;
 
-	memcpy(attr, &rxe->port.attr, sizeof(*attr));
+	memcpy(attr, &rxe_port(rxe, port_num)->attr, sizeof(*attr));
 
 	/* INIT and ARMED: the link is up, the SM has not activated it yet */
 	if (attr->state >= IB_PORT_INIT)
@@ -268,12 +269,14 @@ static int rxe_ib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 			    union ib_gid *gid)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
+	struct rxe_port *port;
 
 	if (port_num != RXE_PORT || index != 0)
 		return -EINVAL;
 
-	gid->global.subnet_prefix = rxe->port.subnet_prefix;
-	gid->global.interface_id = rxe->port.port_guid;
+	port = rxe_port(rxe, port_num);
+	gid->global.subnet_prefix = port->subnet_prefix;
+	gid->global.interface_id = port->port_guid;
 	return 0;
 }
 
@@ -287,13 +290,15 @@ static int rxe_ib_port_immutable(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_immutable *immutable)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
+	struct rxe_port *port;
 
 	if (port_num != RXE_PORT)
 		return -EINVAL;
 
+	port = rxe_port(rxe, port_num);
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
-	immutable->pkey_tbl_len = rxe->port.attr.pkey_tbl_len;
-	immutable->gid_tbl_len = rxe->port.attr.gid_tbl_len;
+	immutable->pkey_tbl_len = port->attr.pkey_tbl_len;
+	immutable->gid_tbl_len = port->attr.gid_tbl_len;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
@@ -320,7 +325,8 @@ void rxe_ib_set_device_ops(struct rxe_dev *rxe)
  */
 int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 {
-	struct ib_port_attr *attr = &rxe->port.attr;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
+	struct ib_port_attr *attr = &port->attr;
 	struct rxe_ib *ib;
 
 	ib = kzalloc(sizeof(*ib), GFP_KERNEL);
@@ -329,7 +335,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 
 	xa_init_flags(&ib->neigh, XA_FLAGS_LOCK_BH);
 	spin_lock_init(&ib->lid_lock);
-	ib->lid = rxe_ib_lid_from_guid(rxe->port.port_guid);
+	ib->lid = rxe_ib_lid_from_guid(port->port_guid);
 	ib->ndev = ndev;
 	netdev_hold(ndev, &ib->ndev_tracker, GFP_KERNEL);
 
@@ -391,7 +397,7 @@ int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr)
 
 	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
 		if (rdma_ah_read_grh(attr)->sgid_index >=
-		    rxe->port.attr.gid_tbl_len)
+		    rxe_port(rxe, RXE_PORT)->attr.gid_tbl_len)
 			return -EINVAL;
 	} else if (rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE) {
 		/* multicast is delivered by DGID: it needs a GRH */
@@ -485,6 +491,7 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 
 	if (iav->global) {
 		struct ib_grh *grh = skb_push(skb, sizeof(*grh));
+		struct rxe_port *port = rxe_port(rxe, pkt->port_num);
 
 		grh->version_tclass_flow =
 			cpu_to_be32(IB_GRH_VERSION << IB_GRH_VERSION_SHIFT |
@@ -493,8 +500,8 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 		grh->paylen = cpu_to_be16(len);
 		grh->next_hdr = IB_GRH_NEXT_HDR;
 		grh->hop_limit = av->grh.hop_limit;
-		grh->sgid.global.subnet_prefix = rxe->port.subnet_prefix;
-		grh->sgid.global.interface_id = rxe->port.port_guid;
+		grh->sgid.global.subnet_prefix = port->subnet_prefix;
+		grh->sgid.global.interface_id = port->port_guid;
 		memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid));
 		len += sizeof(*grh);
 		lnh = IB_LNH_IBA_GLOBAL;
@@ -739,8 +746,10 @@ void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb)
 
 static bool rxe_ib_own_gid(struct rxe_dev *rxe, const union ib_gid *gid)
 {
-	return gid->global.subnet_prefix == rxe->port.subnet_prefix &&
-	       gid->global.interface_id == rxe->port.port_guid;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
+
+	return gid->global.subnet_prefix == port->subnet_prefix &&
+	       gid->global.interface_id == port->port_guid;
 }
 
 /*

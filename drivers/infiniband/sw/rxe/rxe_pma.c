@@ -283,7 +283,7 @@ static int rxe_pma_process_mad(struct ib_device *ibdev, int mad_flags,
 			       size_t *out_mad_size, u16 *out_mad_pkey_index)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
-	struct rxe_port *port = &rxe->port;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	u64 raw[RXE_PMA_NUM_COUNTERS];
 	u64 val[RXE_PMA_NUM_COUNTERS];
 	unsigned long flags;

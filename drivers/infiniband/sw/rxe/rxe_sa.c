@@ -799,7 +799,7 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 		goto out;
 
 	mutex_lock(&a->lock);
-	a->sa.port.mtu = a->rxe->port.attr.active_mtu;
+	a->sa.port.mtu = rxe_port(a->rxe, RXE_PORT)->attr.active_mtu;
 	a->sa.port.lid = READ_ONCE(a->rxe->ib->lid);
 	err = rxe_sa_process(&a->sa,
 			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
@@ -843,6 +843,7 @@ static int rxe_sa_add_one(struct ib_device *dev)
 	};
 	struct rxe_sa_port port = {};
 	struct rxe_sa_agent *a;
+	struct rxe_port *rport;
 	struct rxe_dev *rxe;
 	int err;
 
@@ -859,10 +860,11 @@ static int rxe_sa_add_one(struct ib_device *dev)
 
 	a->rxe = rxe;
 	mutex_init(&a->lock);
-	port.gid.global.subnet_prefix = rxe->port.subnet_prefix;
-	port.gid.global.interface_id = rxe->port.port_guid;
+	rport = rxe_port(rxe, RXE_PORT);
+	port.gid.global.subnet_prefix = rport->subnet_prefix;
+	port.gid.global.interface_id = rport->port_guid;
 	port.lid = READ_ONCE(rxe->ib->lid);
-	port.mtu = rxe->port.attr.active_mtu;
+	port.mtu = rport->attr.active_mtu;
 	port.rate = RXE_IB_PORT_RATE;
 	rxe_sa_init(&a->sa, &port);
 	a->sa.lid_to_gid = rxe_sa_agent_lid_to_gid;

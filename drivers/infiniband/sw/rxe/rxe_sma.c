@@ -61,7 +61,7 @@ static int rxe_sma_reply_status(struct ib_smp *smp, __be16 status)
 static bool rxe_sma_mkey_ok(struct rxe_dev *rxe, struct ib_smp *smp,
 			    int mad_flags)
 {
-	struct rxe_port *port = &rxe->port;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	unsigned long flags;
 	bool ok;
 
@@ -88,6 +88,7 @@ static int rxe_sma_get_node_desc(struct rxe_dev *rxe, struct ib_smp *smp)
 static int rxe_sma_get_node_info(struct rxe_dev *rxe, struct ib_smp *smp)
 {
 	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	u32 vendor = rxe->attr.vendor_id;
 
 	if (smp->attr_mod)
@@ -100,8 +101,8 @@ static int rxe_sma_get_node_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	ni->num_ports = rxe->ib_dev.phys_port_cnt;
 	ni->sys_guid = rxe->attr.sys_image_guid;
 	ni->node_guid = rxe->ib_dev.node_guid;
-	ni->port_guid = rxe->port.port_guid;
-	ni->partition_cap = cpu_to_be16(rxe->port.attr.pkey_tbl_len);
+	ni->port_guid = port->port_guid;
+	ni->partition_cap = cpu_to_be16(port->attr.pkey_tbl_len);
 	ni->device_id = cpu_to_be16(rxe->attr.vendor_part_id);
 	ni->revision = cpu_to_be32(rxe->attr.hw_ver);
 	ni->local_port_num = RXE_PORT;
@@ -120,7 +121,7 @@ static int rxe_sma_get_guid_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	if (smp->attr_mod)
 		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
 
-	guid[0] = rxe->port.port_guid;
+	guid[0] = rxe_port(rxe, RXE_PORT)->port_guid;
 	return rxe_sma_reply(smp);
 }
 
@@ -153,14 +154,15 @@ static bool rxe_sma_port_ok(struct ib_smp *smp)
 /* the largest IB MTU the netdevice carries, as rxe_set_mtu() finds it */
 static enum ib_mtu rxe_sma_mtu_cap(struct rxe_dev *rxe)
 {
+	enum ib_mtu max_mtu = rxe_port(rxe, RXE_PORT)->attr.max_mtu;
 	struct net_device *ndev = rxe->ib->ndev;
 	enum ib_mtu mtu;
 
 	if (!ndev)
-		return rxe->port.attr.max_mtu;
+		return max_mtu;
 
 	mtu = eth_mtu_int_to_enum(READ_ONCE(ndev->mtu));
-	return mtu ? min_t(enum ib_mtu, mtu, rxe->port.attr.max_mtu) :
+	return mtu ? min_t(enum ib_mtu, mtu, max_mtu) :
 		     IB_MTU_256;
 }
 
@@ -178,7 +180,7 @@ static u8 rxe_sma_phys_state(struct rxe_dev *rxe, enum ib_port_state state)
 static int rxe_sma_get_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 {
 	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
-	struct rxe_port *port = &rxe->port;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	struct ib_port_attr *attr = &port->attr;
 	u8 lwe, lse, lsd, rereg;
 	unsigned long flags;
@@ -299,6 +301,7 @@ EXPORT_SYMBOL_IF_KUNIT(rxe_sma_state_ok);
 static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
 				  const struct ib_port_info *pi)
 {
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	u8 state = pi->linkspeed_portstate & 0xf;
 	u8 phys = pi->portphysstate_linkdown >> 4;
 	u8 lsd = pi->portphysstate_linkdown & 0xf;
@@ -324,8 +327,8 @@ static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
 		return false;
 	if (phys)
 		return false;
-	if (!rxe_sma_state_ok(rxe->port.sma.sm_managed,
-			      READ_ONCE(rxe->port.attr.state), state))
+	if (!rxe_sma_state_ok(port->sma.sm_managed,
+			      READ_ONCE(port->attr.state), state))
 		return false;
 
 	return true;
@@ -342,7 +345,7 @@ static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
 static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 {
 	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
-	struct rxe_port *port = &rxe->port;
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
 	struct ib_port_attr *attr = &port->attr;
 	u16 lid = be16_to_cpu(pi->lid);
 	u16 sm_lid = be16_to_cpu(pi->sm_lid);
@@ -410,9 +413,9 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	 * since the check (the port is DOWN then), and a port that was
 	 * already in the state asked for stays.
 	 */
-	if (rxe->port.sma.sm_managed && state == IB_PORT_ARMED)
+	if (port->sma.sm_managed && state == IB_PORT_ARMED)
 		cmpxchg(&attr->state, IB_PORT_INIT, IB_PORT_ARMED);
-	if (rxe->port.sma.sm_managed && state == IB_PORT_ACTIVE)
+	if (port->sma.sm_managed && state == IB_PORT_ACTIVE)
 		activated = cmpxchg(&attr->state, IB_PORT_ARMED,
 				    IB_PORT_ACTIVE) == IB_PORT_ARMED;
 	if (activated) {
@@ -459,7 +462,7 @@ static int rxe_sma_set_sl_to_vl(struct rxe_dev *rxe, struct ib_smp *smp)
  */
 static int rxe_sma_sm_info(struct rxe_dev *rxe, struct ib_smp *smp)
 {
-	u32 cap = READ_ONCE(rxe->port.attr.port_cap_flags);
+	u32 cap = READ_ONCE(rxe_port(rxe, RXE_PORT)->attr.port_cap_flags);
 
 	if (cap & IB_PORT_SM_DISABLED)
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
@@ -590,11 +593,13 @@ static const struct ib_device_ops rxe_sma_dev_ops = {
  */
 void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 {
-	rxe->port.sma.sm_managed = !rxe_sa_builtin();
+	struct rxe_port *port = rxe_port(rxe, RXE_PORT);
+
+	port->sma.sm_managed = !rxe_sa_builtin();
 	/* a Set with ClientReregister raises IB_EVENT_CLIENT_REREGISTER: an
 	 * SM that starts or takes over has the SA clients join again
 	 */
-	rxe->port.attr.port_cap_flags |= IB_PORT_CLIENT_REG_SUP;
+	port->attr.port_cap_flags |= IB_PORT_CLIENT_REG_SUP;
 	ib_set_device_ops(&rxe->ib_dev, &rxe_sma_dev_ops);
 }
 
@@ -611,10 +616,15 @@ void rxe_sma_set_device_ops(struct rxe_dev *rxe)
  */
 bool rxe_sma_port_up(struct rxe_dev *rxe)
 {
-	if (!rxe_is_ib(rxe) || !rxe->port.sma.sm_managed)
+	struct rxe_port *port;
+
+	if (!rxe_is_ib(rxe))
+		return false;
+	port = rxe_port(rxe, RXE_PORT);
+	if (!port->sma.sm_managed)
 		return false;
 
-	if (cmpxchg(&rxe->port.attr.state, IB_PORT_DOWN, IB_PORT_INIT) ==
+	if (cmpxchg(&port->attr.state, IB_PORT_DOWN, IB_PORT_INIT) ==
 	    IB_PORT_DOWN)
 		dev_info(&rxe->ib_dev.dev, "set init, waiting for the SM\n");
 	return true;

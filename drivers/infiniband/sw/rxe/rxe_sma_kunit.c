@@ -28,6 +28,12 @@ MODULE_PARM_DESC(seed, "seed of the random SMP case (0: a random one)");
 #define PASS_ON		IB_MAD_RESULT_SUCCESS
 #define DROP		(IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED)
 
+/* the port the SMPs of the tests are about */
+static struct rxe_port *test_port(struct rxe_dev *rxe)
+{
+	return rxe_port(rxe, RXE_PORT);
+}
+
 static int rxe_sma_test_init(struct kunit *test)
 {
 	struct rxe_dev *rxe = kunit_kzalloc(test, sizeof(*rxe), GFP_KERNEL);
@@ -37,10 +43,10 @@ static int rxe_sma_test_init(struct kunit *test)
 	rxe->ib = kunit_kzalloc(test, sizeof(*rxe->ib), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rxe->ib);
 	spin_lock_init(&rxe->ib->lid_lock);
-	spin_lock_init(&rxe->port.port_lock);
+	spin_lock_init(&test_port(rxe)->port_lock);
 	rxe->ib->lid = TEST_LID;
 
-	attr = &rxe->port.attr;
+	attr = &test_port(rxe)->attr;
 	attr->state = IB_PORT_ACTIVE;
 	attr->lid = TEST_LID;
 	attr->sm_lid = TEST_LID;
@@ -52,8 +58,8 @@ static int rxe_sma_test_init(struct kunit *test)
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_SDR;
 	attr->subnet_timeout = 18;
-	rxe->port.port_guid = cpu_to_be64(TEST_GUID);
-	rxe->port.subnet_prefix = cpu_to_be64(TEST_PREFIX);
+	test_port(rxe)->port_guid = cpu_to_be64(TEST_GUID);
+	test_port(rxe)->subnet_prefix = cpu_to_be64(TEST_PREFIX);
 	rxe->ib_dev.node_guid = cpu_to_be64(TEST_GUID);
 	rxe->ib_dev.phys_port_cnt = 1;
 	strscpy(rxe->ib_dev.node_desc, "sib test", sizeof(rxe->ib_dev.node_desc));
@@ -324,13 +330,13 @@ static void rxe_sma_test_set_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
 
 	for (i = 0; i < ARRAY_SIZE(edits); i++) {
-		rxe->port.sma.mkey_prot = 0;
+		test_port(rxe)->sma.mkey_prot = 0;
 		KUNIT_EXPECT_EQ_MSG(test, set_port_info(test, in, out, edits[i]),
 				    REPLY, "edit %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, be16_to_cpu(out->status), 0x1c,
 				    "edit %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, rxe->ib->lid, TEST_LID, "edit %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, rxe->port.attr.active_mtu,
+		KUNIT_EXPECT_EQ_MSG(test, test_port(rxe)->attr.active_mtu,
 				    IB_MTU_4096, "edit %d", i);
 	}
 }
@@ -356,8 +362,8 @@ static void rxe_sma_test_mkey(struct kunit *test)
 	/* an M_Key, protection level 1, subnet timeout 14 */
 	KUNIT_ASSERT_EQ(test, set_port_info(test, in, out, edit_mkey), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.subnet_timeout, 14);
-	KUNIT_EXPECT_EQ(test, be64_to_cpu(rxe->port.sma.mkey), 0x1234);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.subnet_timeout, 14);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(test_port(rxe)->sma.mkey), 0x1234);
 
 	/* a Get without the M_Key is answered, the M_Key hidden */
 	mad_init(in, LR, GET, IB_SMP_ATTR_PORT_INFO, 0);
@@ -373,14 +379,14 @@ static void rxe_sma_test_mkey(struct kunit *test)
 	/* a Set without it is dropped and counted */
 	mad_init(in, LR, SET, IB_SMP_ATTR_PORT_INFO, 0);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
-	KUNIT_EXPECT_EQ(test, rxe->port.sma.mkey_violations, 1);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.subnet_timeout, 14);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 1);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.subnet_timeout, 14);
 
 	/* level 2: a Get without it is dropped too */
-	rxe->port.sma.mkey_prot = 2;
+	test_port(rxe)->sma.mkey_prot = 2;
 	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_INFO, 0);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
-	KUNIT_EXPECT_EQ(test, rxe->port.sma.mkey_violations, 2);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 2);
 	in->mkey = cpu_to_be64(0x1234);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
 }
@@ -397,9 +403,9 @@ static void rxe_sma_test_sm_info(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	mad_init(in, DR, GET, IB_SMP_ATTR_SM_INFO, 0);
 
-	rxe->port.attr.port_cap_flags |= IB_PORT_SM;
+	test_port(rxe)->attr.port_cap_flags |= IB_PORT_SM;
 	KUNIT_EXPECT_EQ(test, process(test, in, out), PASS_ON);
-	rxe->port.attr.port_cap_flags = IB_PORT_SM_DISABLED;
+	test_port(rxe)->attr.port_cap_flags = IB_PORT_SM_DISABLED;
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
 }
 
@@ -515,13 +521,13 @@ static void rxe_sma_test_set_state(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, in);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	pi = (struct ib_port_info *)out->data;
-	rxe->port.sma.sm_managed = true;
-	rxe->port.attr.state = IB_PORT_INIT;
+	test_port(rxe)->sma.sm_managed = true;
+	test_port(rxe)->attr.state = IB_PORT_INIT;
 
 	/* INIT -> ACTIVE: refused, nothing changes */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_active), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_INIT);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_INIT);
 	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_INIT);
 	/* the link is up in INIT */
 	KUNIT_EXPECT_EQ(test, pi->portphysstate_linkdown >> 4,
@@ -530,18 +536,18 @@ static void rxe_sma_test_set_state(struct kunit *test)
 	/* INIT -> ARMED, and the answer says so */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_armed), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_ARMED);
 	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_ARMED);
 
 	/* NOP leaves ARMED alone */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, NULL), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_ARMED);
 
 	/* DOWN: the state follows carrier, an SM cannot take the port down */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_down), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_ARMED);
 }
 
 static struct kunit_case rxe_sma_test_cases[] = {
