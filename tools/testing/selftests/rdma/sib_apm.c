@@ -3,8 +3,11 @@
  * sib_apm - automatic path migration of an RC QP on a soft IB port
  *
  *   sib_apm --dev DEV --peer-lid LID --peer-gid GID
+ *           [--alt-port PORT --alt-lid LID --alt-gid GID]
  *
- * Creates an RC QP on port 1 of DEV and prints "qpn N".  Then it runs one
+ * Creates an RC QP on port 1 of DEV and prints "qpn N".  The alternate
+ * path is on port 1 to the same peer port unless --alt-port names
+ * another port of DEV and the peer's LID and GID on that path.  Then it runs one
  * loop that keeps receives posted (checking that the peer's messages come
  * in order, none lost or repeated), sends what it is told to, watches the
  * QP's async events and reads commands from stdin, one a line:
@@ -21,6 +24,9 @@
  *   events         prints "events mig M migerr E"
  *   recvd          prints "recvd N"
  *   rearm SL GRH   load the alternate path LID, SL, GRH (0/1) and REARM
+ *   rearm-port P SL GRH  the same, on port P (1: the primary path's
+ *                  peer, else the --alt-* one)
+ *   port           prints "port P" (the primary path's port)
  *   force          migrate by modify QP (MIGRATED)
  *   quit           exit
  *
@@ -56,6 +62,9 @@ static struct ibv_mr *mr;
 static char *buf;
 static uint16_t peer_lid;
 static union ibv_gid peer_gid;
+static uint8_t alt_port = 1;
+static uint16_t alt_lid;
+static union ibv_gid alt_gid;
 
 static uint32_t next_send, sent_done, outstanding, send_goal;
 static uint32_t next_recv;
@@ -118,15 +127,16 @@ static void post_send(void)
 	outstanding++;
 }
 
-static void fill_path(struct ibv_ah_attr *ah, int sl, int grh)
+/* a path on @port: port 1 to --peer-*, another to --alt-* */
+static void fill_path(struct ibv_ah_attr *ah, int port, int sl, int grh)
 {
 	memset(ah, 0, sizeof(*ah));
-	ah->dlid = peer_lid;
+	ah->dlid = port == 1 ? peer_lid : alt_lid;
 	ah->sl = sl;
-	ah->port_num = 1;
+	ah->port_num = port;
 	if (grh) {
 		ah->is_global = 1;
-		ah->grh.dgid = peer_gid;
+		ah->grh.dgid = port == 1 ? peer_gid : alt_gid;
 		ah->grh.sgid_index = 0;
 		ah->grh.hop_limit = 1;
 	}
@@ -155,9 +165,9 @@ static void connect_qp(uint32_t peer_qpn)
 	a.rq_psn = 0;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
-	fill_path(&a.ah_attr, 0, 0);
-	fill_path(&a.alt_ah_attr, 1, 1);
-	a.alt_port_num = 1;
+	fill_path(&a.ah_attr, 1, 0, 0);
+	fill_path(&a.alt_ah_attr, alt_port, 1, 1);
+	a.alt_port_num = alt_port;
 	a.alt_timeout = TIMEOUT;
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
 			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -207,14 +217,14 @@ static void print_state(void)
 	       a.ah_attr.sl, a.ah_attr.is_global);
 }
 
-static void rearm(int sl, int grh)
+static void rearm(int port, int sl, int grh)
 {
 	struct ibv_qp_attr a;
 	int err;
 
 	memset(&a, 0, sizeof(a));
-	fill_path(&a.alt_ah_attr, sl, grh);
-	a.alt_port_num = 1;
+	fill_path(&a.alt_ah_attr, port, sl, grh);
+	a.alt_port_num = port;
 	a.alt_timeout = TIMEOUT;
 	a.path_mig_state = IBV_MIG_REARM;
 	err = ibv_modify_qp(qp, &a, IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE);
@@ -236,9 +246,21 @@ static void force(void)
 	printf("forced\n");
 }
 
+static void print_port(void)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	int err;
+
+	err = ibv_query_qp(qp, &a, IBV_QP_PORT, &init);
+	if (err)
+		die("ibv_query_qp", err);
+	printf("port %d\n", a.port_num);
+}
+
 static void command(char *line)
 {
-	unsigned int n, m;
+	unsigned int n, m, p;
 
 	if (sscanf(line, "peer %u", &n) == 1) {
 		connect_qp(n);
@@ -255,8 +277,12 @@ static void command(char *line)
 		printf("events mig %d migerr %d\n", nmig, nmigerr);
 	} else if (!strcmp(line, "recvd")) {
 		printf("recvd %u\n", next_recv);
+	} else if (sscanf(line, "rearm-port %u %u %u", &p, &n, &m) == 3) {
+		rearm(p, n, m);
 	} else if (sscanf(line, "rearm %u %u", &n, &m) == 2) {
-		rearm(n, m);
+		rearm(1, n, m);
+	} else if (!strcmp(line, "port")) {
+		print_port();
 	} else if (!strcmp(line, "force")) {
 		force();
 	} else if (!strcmp(line, "quit")) {
@@ -363,6 +389,9 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "peer-lid", required_argument, NULL, 'l' },
 		{ "peer-gid", required_argument, NULL, 'g' },
+		{ "alt-port", required_argument, NULL, 'P' },
+		{ "alt-lid", required_argument, NULL, 'L' },
+		{ "alt-gid", required_argument, NULL, 'G' },
 		{}
 	};
 	struct ibv_qp_init_attr qpa = {};
@@ -378,10 +407,20 @@ int main(int argc, char **argv)
 			if (inet_pton(AF_INET6, optarg, &peer_gid) != 1)
 				die("--peer-gid", EINVAL);
 			break;
+		case 'P': alt_port = strtoul(optarg, NULL, 0); break;
+		case 'L': alt_lid = strtoul(optarg, NULL, 0); break;
+		case 'G':
+			if (inet_pton(AF_INET6, optarg, &alt_gid) != 1)
+				die("--alt-gid", EINVAL);
+			break;
 		default: return 2;
 		}
 	}
-	if (!dev || !peer_lid) {
+	if (alt_port == 1) {
+		alt_lid = peer_lid;
+		alt_gid = peer_gid;
+	}
+	if (!dev || !peer_lid || !alt_lid) {
 		fprintf(stderr, "usage: sib_apm --dev DEV --peer-lid LID --peer-gid GID\n");
 		return 2;
 	}
