@@ -370,6 +370,9 @@ static void rxe_ib_port_set_ndev(struct rxe_dev *rxe, u32 port_num,
 	spin_unlock_irqrestore(&ib->lid_lock, flags);
 	rxe_ib_set_mtu(rxe, port_num, READ_ONCE(ndev->mtu));
 	netdev_hold(ndev, &ib->ndev_tracker, GFP_KERNEL);
+	/* pairs with the address dependency of the READ_ONCE() of the packet
+	 * path: who finds the netdevice finds the port's GUID and LID
+	 */
 	smp_store_release(&ib->ndev, ndev);
 }
 

@@ -143,7 +143,7 @@ static int rxe_sma_get_pkey_table(struct rxe_dev *rxe, u32 port_num,
 }
 
 static int rxe_sma_get_sl_to_vl(struct rxe_dev *rxe, u32 port_num,
-				 struct ib_smp *smp)
+				struct ib_smp *smp)
 {
 	memset(smp->data, 0, sizeof(smp->data));
 	/* every SL on VL0, the only data VL */
@@ -485,7 +485,7 @@ static int rxe_sma_set_guid_info(struct rxe_dev *rxe, u32 port_num,
 
 /* SubnSet(SLtoVLMappingTable): VL0 is the only data VL */
 static int rxe_sma_set_sl_to_vl(struct rxe_dev *rxe, u32 port_num,
-				 struct ib_smp *smp)
+				struct ib_smp *smp)
 {
 	if (memchr_inv(smp->data, 0, 8))
 		smp->status |= RXE_SMA_INVALID_FIELD;

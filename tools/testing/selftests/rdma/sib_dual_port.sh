@@ -19,7 +19,10 @@
 #     LocalPortNum 2;
 #  4. eth0's link cut on both guests: port 1 goes DOWN ("sib0: set
 #     down"), port 2 stays ACTIVE with no event of its own and ib1 still
-#     pings; the link back, port 1 is ACTIVE again and ib0 pings.
+#     pings; the link back, port 1 is ACTIVE again and ib0 pings;
+#  5. an active-backup bond of ib0 and ib1 (the two ports of one device,
+#     as issue 20's RDMA CM migrate mode wants it): it pings, eth0's link
+#     cut again moves it to ib1 and it still pings.
 # eth1 also carries plain IP for the barriers (its sib frames have their
 # own EtherType).
 . "$(dirname "$0")/lib.sh"
@@ -183,6 +186,33 @@ barrier cut-pinged 120
 wait_for 60 grep -q ACTIVE $P1/state || bad "port 1 not ACTIVE after the link came back"
 barrier restored 120
 wait_for 60 ping -c1 -W1 "$PEER_IB0" || bad "no ping over ib0 after the cut"
+
+# ---- 5. an IPoIB bond over the two ports -------------------------------------
+
+BOND_IP=198.18.12.$ROLE_NUM
+PEER_BOND=198.18.12.$PEER_NUM
+ip addr flush dev ib0
+ip addr flush dev ib1
+ip link add bond0 type bond mode active-backup miimon 100 ||
+	fail "cannot create bond0"
+for s in ib0 ib1; do
+	ip link set $s down
+	ip link set $s master bond0 || fail "cannot enslave $s"
+done
+ip link set bond0 up || fail "bond0 up"
+ip addr add "$BOND_IP/24" dev bond0 || fail "address on bond0"
+wait_for 30 grep -qx ib0 /sys/class/net/bond0/bonding/active_slave ||
+	echo ib0 >/sys/class/net/bond0/bonding/active_slave
+barrier bond-up 120
+wait_for 30 ping -c1 -W1 "$PEER_BOND" || bad "no ping over the bond"
+barrier bond-pinged 120
+[ "$ROLE" = a ] && host_cmd both "set_link n0 off"
+wait_for 60 grep -qx ib1 /sys/class/net/bond0/bonding/active_slave ||
+	bad "bond0 did not fail over to ib1: $(cat /sys/class/net/bond0/bonding/active_slave)"
+barrier bond-failed-over 120
+wait_for 30 ping -c1 -W1 "$PEER_BOND" || bad "no ping over the bond on ib1"
+barrier bond-done 120
+[ "$ROLE" = a ] && host_cmd both "set_link n0 on"
 barrier done 120
 
 if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|lockdep|possible recursive'; then
