@@ -196,7 +196,8 @@ barrier done
 echo quit >&3
 wait $pid || fail "sib_apm exited $?: $(cat $OUT)"
 exec 3>&-
-if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|lockdep|possible recursive'; then
+# (not "lockdep": the boot says "RCU lockdep checking is enabled")
+if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|possible recursive|circular locking|inconsistent lock'; then
 	fail "kernel warning"
 fi
 log "PASS"
