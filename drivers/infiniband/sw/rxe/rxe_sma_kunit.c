@@ -622,7 +622,7 @@ static void rxe_sma_test_two_ports(struct kunit *test)
 						  (struct ib_mad *)&in,
 						  (struct ib_mad *)&out), REPLY);
 	pi = (struct ib_port_info *)out.data;
-	KUNIT_EXPECT_EQ(test, out.status, 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.status), 0);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), TEST_LID2);
 	KUNIT_EXPECT_EQ(test, pi->local_port_num, 2);
 	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_DOWN);
@@ -630,7 +630,7 @@ static void rxe_sma_test_two_ports(struct kunit *test)
 	/* PortInfo 2 asked on port 1: port 2's, LocalPortNum 1 */
 	mad_init(&in, LR, GET, IB_SMP_ATTR_PORT_INFO, 2);
 	process(test, &in, &out);
-	KUNIT_EXPECT_EQ(test, out.status, 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.status), 0);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), TEST_LID2);
 	KUNIT_EXPECT_EQ(test, pi->local_port_num, 1);
 
