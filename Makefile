@@ -7,7 +7,7 @@
 
 SHELL := /bin/bash
 DEV := $(CURDIR)/dev
-SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
+SELFTESTS := $(CURDIR)/vm
 export OUT ?= $(CURDIR)/out
 # FRESH=1: repeat guest runs whose inputs passed before (see dev/check.sh)
 export RDMA_HA_FRESH = $(FRESH)
@@ -33,7 +33,7 @@ help:
 	@echo "                  KASAN=0: without the KASAN kernel's KUnit boot and scenarios)"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel (KASAN=1: and the KASAN one)"
-	@echo "make vmtest T=x[,y]  QEMU scenarios (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"
+	@echo "make vmtest T=x[,y]  QEMU scenarios (vm/x.sh); K=debian|patched|stock: one kernel"
 	@echo "make bench       benchmarks, stock vs patched release kernels (out/bench/report.txt)"
 	@echo "make dkms        replacement modules for Debian's kernel (out/dkms); make check-dkms: their checks"
 	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"

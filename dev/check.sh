@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-SELFTESTS=$RDMA_HA_ROOT/tools/testing/selftests/rdma
+SELFTESTS=$RDMA_HA_ROOT/vm
 LOGDIR=$OUT/check
 # The KASAN lane's default (see kasan_lane): on in a full check, off in a
 # partial one (make kunit, make vmtest), where KASAN=1 or K=kasan asks.
@@ -551,8 +551,9 @@ digest() {
 # A guest run whose inputs are byte for byte those of an earlier passing
 # run is not repeated: the kernel images and initramfs images it boots
 # (the initramfs carries the scenarios, the programs and the libraries
-# and is built reproducibly), the test machine (every file under
-# tools/testing/selftests/rdma), QEMU's version and the run's name.  The
+# and is built reproducibly), the test machine and the kselftests (every
+# file under vm/ and tools/testing/selftests/rdma/), QEMU's version and
+# the run's name.  The
 # verdict is reported as "PASS (cached ...)" with the earlier run's log.
 # Only passes are kept.  RDMA_HA_FRESH=1 (make check FRESH=1) runs
 # everything; CI, on a fresh clone, has nothing cached.
@@ -577,7 +578,8 @@ verdict_key() {
 		echo "rdma-ha verdict v1 $name"
 		qemu-system-x86_64 --version | head -n1
 		sha1sum "$@" | cut -d' ' -f1
-		(cd "$SELFTESTS" && find . -type f ! -name '*.pyc' -print0 |
+		(cd "$RDMA_HA_ROOT" && find vm tools/testing/selftests/rdma \
+			-type f ! -name '*.pyc' -print0 2>/dev/null |
 		 LC_ALL=C sort -z | xargs -0 sha1sum)
 	} | sha1sum | cut -d' ' -f1
 }
@@ -1155,7 +1157,7 @@ check_selection() {
 	local name bad=0
 	for name in ${SCENARIO//,/ }; do
 		grep -qs '^# rdma-ha:' "$SELFTESTS/$name.sh" && continue
-		result "vm/$name" FAIL "no such scenario (tools/testing/selftests/rdma/$name.sh with a '# rdma-ha:' header)"
+		result "vm/$name" FAIL "no such scenario (vm/$name.sh with a '# rdma-ha:' header)"
 		bad=1
 	done
 	[ "$bad" = 0 ] && return

@@ -529,7 +529,7 @@ if [ "$build_steps" = 1 ]; then
 	need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache
 	ssrc=$OUT/series-steps/src
 	sobj=$OUT/series-steps/build-debug
-	q=$repo/tools/testing/selftests/rdma/qemu
+	q=$repo/vm/qemu
 	sfrags="$q/kernel.config $q/debug.config $q/patched.config"
 	for f in $sfrags; do [ -f "$f" ] || die "no config fragment $f"; done
 	if [ ! -d "$ssrc/.git" ]; then
@@ -592,7 +592,7 @@ if [ "$check_build" = 1 ]; then
 	# dir out/) shares the objects of the patched build.
 	bsrc=$OUT/series-build/src
 	bobj=$OUT/series-build/build-release
-	frags="$repo/tools/testing/selftests/rdma/qemu/kernel.config"
+	frags="$repo/vm/qemu/kernel.config"
 	[ -f "$frags" ] || die "no config fragment $frags"
 	if [ ! -d "$bsrc/.git" ]; then
 		log "check-build: checking out the base in $bsrc (once)"
