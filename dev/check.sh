@@ -688,8 +688,9 @@ run_kunit() {
 		echo "kunit$at: $(verdict_note "$key")"
 	else
 		t0=$(date +%s)
+		# KASAN's slowdown under TCG and a loaded host: a longer limit
 		"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image "$kind")" \
-			--initrd "$(initrd "$kind")" \
+			--initrd "$(initrd "$kind")" ${at:+--timeout 600} \
 			--outdir "$LOGDIR/kunit$at" >"$log.raw" 2>&1 || rc=$?
 		sed "s/^TEST kunit:/TEST kunit$at:/" "$log.raw" >"$log"
 		rm -f "$log.raw"
