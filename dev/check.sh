@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME[,NAME...]]
+# check.sh [--quick] [--only static|kunit|dkms|vm|series] [--scenario NAME[,NAME...]]
 #          [--kernel stock|patched|debian|kasan]
 #
 # The whole test suite: the series applies and round-trips, static checks
@@ -1117,6 +1117,8 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	record_background "$LOGDIR/background.out"
 else
 	check_series
+	# --only series: the round trip and the series' checks, bisect included
+	[ "$ONLY" != series ] || series_checks bisect
 	if want static || want kunit || want vm; then
 		build_kernels
 	fi
