@@ -182,6 +182,11 @@ series_ident_selftest() (
 	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
 		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
 		{ echo "the runner's global identity not taken: $got"; exit 1; }
+	# as series.sh --topics runs itself per topic: after tree-lib.sh has
+	# turned the global configuration off for its own git commands
+	got=$(GIT_CONFIG_GLOBAL=$d/.gitconfig bash -c '. "$1/dev/lib.sh"; . "$1/dev/tree-lib.sh"; exec "$2" --repo "$3" --whoami' - "$RDMA_HA_ROOT" "$s" "$d/repo" 2>&1) &&
+		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
+		{ echo "the runner's identity lost where series.sh runs itself (--topics): $got"; exit 1; }
 	git -C "$d/repo" config user.email "jane@rdma.dev"
 	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
 		[ "$got" = "Jane Doe <jane@rdma.dev>" ] ||

@@ -7,8 +7,13 @@
 # core.autocrlf and the like cannot change what is generated.  Only the
 # identity of whoever runs them is read from that configuration
 # (rh_user_git).
-RH_USER_GIT_CONFIG_GLOBAL=${GIT_CONFIG_GLOBAL-}
-RH_USER_GIT_CONFIG_NOSYSTEM=${GIT_CONFIG_NOSYSTEM-}
+# Saved once: a script that runs another (series.sh --topics runs itself
+# per topic) passes the runner's configuration on, not /dev/null.
+if [ -z "${RH_USER_GIT_SAVED:-}" ]; then
+	export RH_USER_GIT_SAVED=1
+	export RH_USER_GIT_CONFIG_GLOBAL=${GIT_CONFIG_GLOBAL-}
+	export RH_USER_GIT_CONFIG_NOSYSTEM=${GIT_CONFIG_NOSYSTEM-}
+fi
 export GIT_CONFIG_NOSYSTEM=1
 export GIT_CONFIG_GLOBAL=/dev/null
 export GIT_TERMINAL_PROMPT=0
