@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME[,NAME...]]
+# check.sh [--quick] [--only static|kunit|dkms|vm|series] [--scenario NAME[,NAME...]]
 #          [--kernel stock|patched|debian|kasan]
 #
 # The whole test suite: the series applies and round-trips, static checks
@@ -186,6 +186,11 @@ series_ident_selftest() (
 	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
 		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
 		{ echo "the runner's global identity not taken: $got"; exit 1; }
+	# as series.sh --topics runs itself per topic: after tree-lib.sh has
+	# turned the global configuration off for its own git commands
+	got=$(GIT_CONFIG_GLOBAL=$d/.gitconfig bash -c '. "$1/dev/lib.sh"; . "$1/dev/tree-lib.sh"; exec "$2" --repo "$3" --whoami' - "$RDMA_HA_ROOT" "$s" "$d/repo" 2>&1) &&
+		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
+		{ echo "the runner's identity lost where series.sh runs itself (--topics): $got"; exit 1; }
 	git -C "$d/repo" config user.email "jane@rdma.dev"
 	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
 		[ "$got" = "Jane Doe <jane@rdma.dev>" ] ||
@@ -1189,6 +1194,8 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	record_background "$LOGDIR/background.out"
 else
 	check_series
+	# --only series: the round trip and the series' checks, bisect included
+	[ "$ONLY" != series ] || series_checks bisect
 	if want static || want kunit || want vm; then
 		build_kernels
 	fi
