@@ -11,8 +11,10 @@
  * these files in rdma_cm's debugfs directory hand a fail-nth to the next
  * action of a kind instead:
  *
- *   ha_work_fail_nth       the next HA work item to start
+ *   ha_work_fail_nth       the next per-ID HA work item, or destruction of
+ *                          failed per-device listeners, to start
  *   ha_relisten_fail_nth   the next relisten of a bound listener
+ *   ha_port_work_fail_nth  the next run of a device's port work
  *
  * Writing N (> 0) arms the file. The next action of that kind takes N as
  * its task's fail-nth, so that every allocation of its whole call tree
@@ -21,8 +23,7 @@
  * work). Reading the file gives what is left: 0 when the Nth allocation
  * was failed, more when the action made fewer than N allocations, -1
  * while no action has taken the value last written or it still runs.
- * Writing 0 disarms it. The per-device port work takes ha_work_fail_nth
- * too, when it starts first.
+ * Writing 0 disarms it.
  *
  * Races between the HA work and what the consumer or the device does
  * meanwhile (destroying the ID, removing the device, changing the mode)
@@ -220,6 +221,10 @@ void cma_ha_fault_init(void)
 	debugfs_create_file_unsafe("ha_relisten_fail_nth", 0600,
 				   cma_ha_debugfs,
 				   &cma_ha_fault_points[CMA_HA_FAULT_RELISTEN],
+				   &cma_ha_fault_fops);
+	debugfs_create_file_unsafe("ha_port_work_fail_nth", 0600,
+				   cma_ha_debugfs,
+				   &cma_ha_fault_points[CMA_HA_FAULT_PORT_WORK],
 				   &cma_ha_fault_fops);
 	debugfs_create_file_unsafe("ha_work_delay_ms", 0600, cma_ha_debugfs,
 				   NULL, &cma_ha_delay_fops);

@@ -25,32 +25,38 @@ static void cma_ha_fault_test_exit(struct kunit *test)
 {
 	cma_ha_fault_arm(CMA_HA_FAULT_WORK, 0);
 	cma_ha_fault_arm(CMA_HA_FAULT_RELISTEN, 0);
+	cma_ha_fault_arm(CMA_HA_FAULT_PORT_WORK, 0);
 	cma_ha_fault_set_delay(0);
 }
 
-/* An armed fail-nth is the action's for its run, then the task's own again */
+/*
+ * An armed fail-nth is the action's for its run, then the task's own again.
+ * Allocations are counted as failslab counts them: every slab allocation
+ * of the task, kmemleak's own ones for what it tracks included, so only
+ * the first of an action is predictable.
+ */
 static void cma_ha_fault_handover_test(struct kunit *test)
 {
 	unsigned int own = current->fail_nth, during, after;
 	struct cma_ha_fault fault;
-	bool first, second;
+	bool first, later;
 
-	KUNIT_ASSERT_EQ(test, cma_ha_fault_arm(CMA_HA_FAULT_WORK, 2), 0);
+	KUNIT_ASSERT_EQ(test, cma_ha_fault_arm(CMA_HA_FAULT_WORK, 1), 0);
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_left(CMA_HA_FAULT_WORK), -1);
 
 	cma_ha_fault_begin(CMA_HA_FAULT_WORK, &fault);
 	during = current->fail_nth;
 	/* No KUnit call in here: its own allocations would count */
 	first = cma_ha_fault_test_alloc();
-	second = cma_ha_fault_test_alloc();
 	cma_ha_fault_end(CMA_HA_FAULT_WORK, &fault);
 	after = current->fail_nth;
+	later = cma_ha_fault_test_alloc();
 
 	KUNIT_EXPECT_TRUE(test, fault.taken);
-	KUNIT_EXPECT_EQ(test, during, 2);
-	KUNIT_EXPECT_TRUE(test, first);
-	KUNIT_EXPECT_FALSE(test, second);
+	KUNIT_EXPECT_EQ(test, during, 1);
+	KUNIT_EXPECT_FALSE(test, first);
 	KUNIT_EXPECT_EQ(test, after, own);
+	KUNIT_EXPECT_TRUE(test, later);
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_left(CMA_HA_FAULT_WORK), 0);
 }
 
@@ -58,15 +64,19 @@ static void cma_ha_fault_handover_test(struct kunit *test)
 static void cma_ha_fault_left_test(struct kunit *test)
 {
 	struct cma_ha_fault fault;
+	int left;
 	bool ok;
 
-	KUNIT_ASSERT_EQ(test, cma_ha_fault_arm(CMA_HA_FAULT_RELISTEN, 5), 0);
+	KUNIT_ASSERT_EQ(test, cma_ha_fault_arm(CMA_HA_FAULT_RELISTEN, 1000),
+			0);
 	cma_ha_fault_begin(CMA_HA_FAULT_RELISTEN, &fault);
 	ok = cma_ha_fault_test_alloc();
 	cma_ha_fault_end(CMA_HA_FAULT_RELISTEN, &fault);
+	left = cma_ha_fault_left(CMA_HA_FAULT_RELISTEN);
 
 	KUNIT_EXPECT_TRUE(test, ok);
-	KUNIT_EXPECT_EQ(test, cma_ha_fault_left(CMA_HA_FAULT_RELISTEN), 4);
+	KUNIT_EXPECT_LT(test, left, 1000);
+	KUNIT_EXPECT_GT(test, left, 0);
 	/* The other point was neither armed nor taken */
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_left(CMA_HA_FAULT_WORK), -1);
 }
