@@ -165,13 +165,13 @@ static void cma_ha_fault_delay_sleeping_test(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	wait_for_completion(&ctx.started);
 	for (i = 0; i < 100 && cma_ha_fault_get_delay() != -1; i++)
-		msleep(1);
+		msleep(20);
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), -1);
 	/* A second work item is not held while the first sleeps */
 	cma_ha_fault_delay();
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), -1);
-	for (i = 0; i < 2000 && cma_ha_fault_get_delay() != 0; i++)
-		msleep(1);
+	for (i = 0; i < 100 && cma_ha_fault_get_delay() != 0; i++)
+		msleep(20);
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
 }
 
