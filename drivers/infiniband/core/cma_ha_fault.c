@@ -41,6 +41,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/sched.h>
+#include <kunit/visibility.h>
 
 #include <rdma/rdma_cm.h>
 
@@ -84,6 +85,7 @@ void cma_ha_fault_begin(enum cma_ha_fault_site site, struct cma_ha_fault *fault)
 	fault->saved = READ_ONCE(current->fail_nth);
 	WRITE_ONCE(current->fail_nth, nth);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_begin);
 
 /**
  * cma_ha_fault_end() - Record what an HA action left of its fail-nth
@@ -100,6 +102,7 @@ void cma_ha_fault_end(enum cma_ha_fault_site site, struct cma_ha_fault *fault)
 		   READ_ONCE(current->fail_nth));
 	WRITE_ONCE(current->fail_nth, fault->saved);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_end);
 
 /**
  * cma_ha_fault_arm() - Arm a fail-nth fault point
@@ -110,7 +113,7 @@ void cma_ha_fault_end(enum cma_ha_fault_site site, struct cma_ha_fault *fault)
  *
  * Return: 0, or -EINVAL if @nth is more than a fail-nth can be.
  */
-static int cma_ha_fault_arm(enum cma_ha_fault_site site, u64 nth)
+VISIBLE_IF_KUNIT int cma_ha_fault_arm(enum cma_ha_fault_site site, u64 nth)
 {
 	struct cma_ha_fault_point *point = &cma_ha_fault_points[site];
 
@@ -121,6 +124,7 @@ static int cma_ha_fault_arm(enum cma_ha_fault_site site, u64 nth)
 	atomic_set(&point->armed, nth);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_arm);
 
 /**
  * cma_ha_fault_left() - What the last action of a kind left of its fail-nth
@@ -130,10 +134,11 @@ static int cma_ha_fault_arm(enum cma_ha_fault_site site, u64 nth)
  * allocation was failed), -1 if no action has ended since the point was
  * armed.
  */
-static int cma_ha_fault_left(enum cma_ha_fault_site site)
+VISIBLE_IF_KUNIT int cma_ha_fault_left(enum cma_ha_fault_site site)
 {
 	return atomic_read(&cma_ha_fault_points[site].left);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_left);
 
 /**
  * cma_ha_fault_delay() - Hold an HA work item as ha_work_delay_ms asks
@@ -155,6 +160,7 @@ void cma_ha_fault_delay(void)
 	/* Unless the file was written meanwhile */
 	atomic_cmpxchg(&cma_ha_work_delay, -1, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_delay);
 
 /**
  * cma_ha_fault_set_delay() - Arm or disarm ha_work_delay_ms
@@ -162,23 +168,25 @@ void cma_ha_fault_delay(void)
  *
  * Return: 0, or -EINVAL if @ms is more than CMA_HA_WORK_DELAY_MAX_MS.
  */
-static int cma_ha_fault_set_delay(u64 ms)
+VISIBLE_IF_KUNIT int cma_ha_fault_set_delay(u64 ms)
 {
 	if (ms > CMA_HA_WORK_DELAY_MAX_MS)
 		return -EINVAL;
 	atomic_set(&cma_ha_work_delay, ms);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_set_delay);
 
 /**
  * cma_ha_fault_get_delay() - What ha_work_delay_ms reads
  *
  * Return: the delay still armed, -1 while a work item sleeps it, else 0.
  */
-static int cma_ha_fault_get_delay(void)
+VISIBLE_IF_KUNIT int cma_ha_fault_get_delay(void)
 {
 	return atomic_read(&cma_ha_work_delay);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_get_delay);
 
 static int cma_ha_fault_get(void *data, u64 *val)
 {
@@ -234,8 +242,3 @@ void cma_ha_fault_exit(void)
 {
 	debugfs_remove_recursive(cma_ha_debugfs);
 }
-
-/* The tests reach the static helpers above */
-#if IS_ENABLED(CONFIG_RDMA_CMA_HA_KUNIT_TEST) && IS_REACHABLE(CONFIG_KUNIT)
-#include "cma_ha_fault_kunit.c"
-#endif

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for the fault points of the RDMA CM's HA actions
- * (cma_ha_fault.c, which includes this file): how an armed fail-nth is
- * handed to one action and taken back, and the work item delay.
+ * (cma_ha_fault.c): how an armed fail-nth is handed to one action and
+ * taken back, and the work item delay.
  */
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+
+#include <rdma/rdma_cm.h>
+
+#include "cma_priv.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* One allocation that failslab may fail, as the HA actions make them */
 static bool cma_ha_fault_test_alloc(void)
@@ -191,3 +199,6 @@ static struct kunit_suite cma_ha_fault_test_suite = {
 };
 
 kunit_test_suite(cma_ha_fault_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the fault points of the RDMA CM's HA actions");
+MODULE_LICENSE("GPL");
