@@ -9,8 +9,9 @@
 # fit in the guest).  Guest b makes N IPoIB child interfaces of ib0 (the
 # same P_Key, each with its own UD QP, hence its own hardware address)
 # with addresses 198.18.11.1-N; guest a's ib0 sends to each of them, so
-# that a's ib0 holds N idle send-side RC connections, each probed every
-# interval (1000 ms x 3).  Per round, over IDLE_S s, on a:
+# that a's ib0 holds N + 1 idle send-side RC connections (one to b's ib0),
+# each probed every interval (1000 ms x 3), and watches b's one or two
+# connections to it.  Per round, over IDLE_S s, on a:
 #   - task_cpu_us: the time the keepalive task ran (workqueue trace
 #     events, start to end of each ipoib_cm_ka_task), per interval;
 #   - runs_per_min, examined_per_min: runs of the task and connections
@@ -19,7 +20,7 @@
 #   - wire_pkts_per_min: IB packets a's port sent and received.
 # N from SIZES (default 1,10,100), ROUNDS rounds each.
 #
-#	RDMA-HA-BENCH: bench=ipoib_cm_scale conns=N round=R task_cpu_us=C
+#	RDMA-HA-BENCH: bench=ipoib_cm_scale conns=N+1 round=R task_cpu_us=C
 #		runs_per_min=.. examined_per_min=.. probes_per_min=..
 #		wire_pkts_per_min=..
 . "$(dirname "$0")/lib.sh"
@@ -127,7 +128,7 @@ for n in $SIZES; do
 		r1=$(cm_stat cm_ka_runs) e1=$(cm_stat cm_ka_examined)
 		p1=$(cm_stat cm_ka_probes_sent) w1=$(wire)
 		set -- $(ka_cpu_us)
-		echo "RDMA-HA-BENCH: bench=ipoib_cm_scale conns=$n round=$r" \
+		echo "RDMA-HA-BENCH: bench=ipoib_cm_scale conns=$c round=$r" \
 		     "task_cpu_us=$(($1 * INTERVAL_MS / (IDLE_S * 1000)))" \
 		     "runs_per_min=$(((r1 - r0) * 60 / IDLE_S))" \
 		     "examined_per_min=$(((e1 - e0) * 60 / IDLE_S))" \
