@@ -8,25 +8,29 @@
 # driver; its receive queues cut to QUEUE entries so that 100+ interfaces
 # fit in the guest).  Guest b makes N IPoIB child interfaces of ib0 (the
 # same P_Key, each with its own UD QP, hence its own hardware address)
-# with addresses 198.18.11.1-N; guest a's ib0 sends to each of them, so
-# that a's ib0 holds N + 1 idle send-side RC connections (one to b's ib0),
-# each probed every interval (1000 ms x 3), and watches b's one or two
-# connections to it.  Per round, over IDLE_S s, on a:
+# with addresses 198.18.11.1-N; guest a's ib0 sends to each of them and
+# each of them to a's ib0, so that a's ib0 holds N + 1 idle send-side RC
+# connections (one to b's ib0), each probed every interval (1000 ms x 3),
+# and about as many receive-side ones, each watched: conns is their sum.
+# N is at most 54: the soft device attaches at most 56 QPs to a multicast
+# group (RXE_MAX_MCAST_QP_ATTACH), and an IPoIB interface has no carrier
+# until its UD QP joined the broadcast group.  Per round, over IDLE_S s,
+# on a:
 #   - task_cpu_us: the time the keepalive task ran (workqueue trace
 #     events, start to end of each ipoib_cm_ka_task), per interval;
 #   - runs_per_min, examined_per_min: runs of the task and connections
 #     they looked at (ethtool cm_ka_runs, cm_ka_examined);
 #   - probes_per_min: probes a sent (cm_ka_probes_sent);
 #   - wire_pkts_per_min: IB packets a's port sent and received.
-# N from SIZES (default 1,10,100), ROUNDS rounds each.
+# N from SIZES (default 1,10,54), ROUNDS rounds each.
 #
-#	RDMA-HA-BENCH: bench=ipoib_cm_scale conns=N+1 round=R task_cpu_us=C
+#	RDMA-HA-BENCH: bench=ipoib_cm_scale conns=C round=R task_cpu_us=C
 #		runs_per_min=.. examined_per_min=.. probes_per_min=..
 #		wire_pkts_per_min=..
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
-SIZES=$(echo "${RDMA_HA_BENCH_SIZES:-1,10,100}" | tr , ' ')
+SIZES=$(echo "${RDMA_HA_BENCH_SIZES:-1,10,54}" | tr , ' ')
 ROUNDS=${RDMA_HA_BENCH_ROUNDS:-3}
 IDLE_S=${RDMA_HA_BENCH_IDLE_S:-10}
 QUEUE=${RDMA_HA_BENCH_QUEUE:-32}
@@ -102,8 +106,17 @@ fi
 for n in $SIZES; do
 	if [ "$ROLE" = b ]; then
 		peer_exchange "kids-$n" "$(children "$n")" 600
+		# each child connects to a's ib0 (198.18.11.251)
+		i=1
+		while [ $i -le "$n" ]; do
+			ip neigh replace 198.18.11.251 lladdr "$PEER_DATA" \
+				dev ib0c$i nud permanent
+			ping -c 1 -W 5 -I ib0c$i 198.18.11.251 >/dev/null 2>&1 ||
+				log "no answer to ib0c$i"
+			i=$((i + 1))
+		done
 	else
-		peer_exchange "kids-$n" "" 600
+		peer_exchange "kids-$n" "$(cat /sys/class/net/ib0/address)" 600
 		echo "$PEER_DATA" | while read -r addr hwaddr; do
 			ip neigh replace "$addr" lladdr "$hwaddr" dev ib0 nud permanent
 		done
@@ -115,7 +128,12 @@ for n in $SIZES; do
 		log "$n children: a holds $c send-side connections"
 		[ "$c" -ge "$n" ] || fail "only $c connections for $n children"
 	fi
-	barrier "idle-$n"
+	barrier "idle-$n" 600
+	if [ "$ROLE" = a ]; then
+		c=$(($(cm_stat cm_tx_rc_conns) + $(cm_stat cm_rx_rc_conns)))
+		log "$n children: a holds $(cm_stat cm_tx_rc_conns) send-side and" \
+		    "$(cm_stat cm_rx_rc_conns) receive-side connections"
+	fi
 	[ "$ROLE" = a ] || continue
 	sleep 3
 	for r in $(seq "$ROUNDS"); do
