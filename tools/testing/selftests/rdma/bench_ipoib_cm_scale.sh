@@ -160,8 +160,8 @@ for n in $SIZES; do
 		     "runs_per_min=$(((r1 - r0) * 60 / IDLE_S))" \
 		     "examined_per_min=$(((e1 - e0) * 60 / IDLE_S))" \
 		     "probes_per_min=$(((p1 - p0) * 60 / IDLE_S))" \
-		     "wire_pkts_per_min=$(((w1 - w0) * 60 / IDLE_S))" \
-		     "task_runs_traced=$2"
+		     "wire_pkts_per_min=$(((w1 - w0) * 60 / IDLE_S))"
+		log "round $r: $2 runs of the task traced"
 	done
 	cm_stats "$n"
 done
