@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=360 kernel=patched
+# rdma-ha: guests=2 timeout=360 kernel=patched,debian,kasan
 #
 # The performance management agent of soft InfiniBand ports (issue 18),
 # asked by ib_core's sysfs and by Debian's perfquery:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=1 timeout=400 kernel=patched
+# rdma-ha: guests=1 timeout=400 kernel=patched,kasan
 #
 # An rxe device, RoCE (rxe0 on eth0) and soft InfiniBand (sib0 on eth1),
 # deleted with "rdma link delete" while user space verbs programs have it

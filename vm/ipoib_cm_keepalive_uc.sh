@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=400 kernel=patched
+# rdma-ha: guests=2 timeout=400 kernel=patched,kasan
 #
 # IPoIB-CM keepalives on UC connections (see ka_scenario in
 # ipoib_cm_lib.sh): idle cost; link cut, re-add of the peer's soft IB

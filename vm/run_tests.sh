@@ -14,7 +14,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
+root=$(cd "$here/.." && pwd)
 kernel=$root/out/patched/build-debug/arch/x86/boot/bzImage
 initrd='' outdir=$root/out/vm/runs/run-$(date +%Y%m%d-%H%M%S)-$$ append='' kunit=0
 tests=()

@@ -40,6 +40,26 @@
 #     left; after every step both clients connect again (a client whose
 #     DISCONNECTED the CM delivered but rdma_ucm dropped under the
 #     injected ENOMEM is restarted, and must connect).
+# Then races driven on purpose, not by chance (issue 17), on guest b:
+# rdma_cm's debugfs ha_work_delay_ms makes the next HA work item sleep
+# DELAY_MS before it takes its ID's handler_mutex, and the ordered HA
+# workqueue keeps the items behind it queued as long:
+#   - the align and migrate clients are killed while the HA work of one
+#     sleeps and the other's is queued (a failover misaligned both):
+#     both IDs are destroyed (rdma_cma:cm_id_destroy) between the start
+#     and the end of the held work item (workqueue_execute_start/end, the
+#     kernel's time stamps), and the CM decides nothing for either;
+#   - `rdma link delete sib0` while the HA work for the IDs on sib0 is
+#     held and queued: the CM's removal (rdma_cma:cm_remove_one) runs
+#     inside the held window, the delete returns, and sib0 added again
+#     carries the clients after a failover back to ib0;
+#   - a program whose HA mode changes on its live listener and
+#     connections (SIGUSR1 to rdma_ha_pingpong) every CYCLE_EVERY flaps of
+#     the churn, through all six modes: it runs on, every refusal is
+#     EBUSY (an ID being torn down), and its client is busy at the end;
+#   - the port work's own fault point (ha_port_work_fail_nth) taken by
+#     the port work of a backup link's cut: it allocates nothing (1 left
+#     of N=1).
 # RDMA_HA_FLAPS (rdma_ha.flaps=N on the guests' command line) shortens
 # the churn when only the sweeps matter.
 # Asserted afterwards, with both guests back on ib0:
@@ -105,9 +125,27 @@ run() {
 
 alive() { kill -0 "$(cat "/tmp/race-$1.pid")" 2>/dev/null; }
 
+# run_cycle: this guest's program whose HA mode changes during the churn
+# (SIGUSR1: the next mode on every live ID), from align on; the listener
+# is bound to bond0's address
+CYCLE_PORT=7495
+CYCLE_EVERY=${RDMA_HA_CYCLE_EVERY:-5}
+run_cycle() {
+	if [ "$ROLE" = a ]; then
+		$PP -s -b "$MY_IP" -p $CYCLE_PORT -d 900 --ha-mode align \
+			>>/tmp/race-cycle.log 2>&1 &
+	else
+		$PP -c "$PEER_IP" -b "$MY_IP" -p $CYCLE_PORT -d 900 \
+			-i "$PP_INTERVAL_US" --reconnect --ha-mode align \
+			>>/tmp/race-cycle.log 2>&1 &
+	fi
+	echo $! >/tmp/race-cycle.pid
+}
+
 if [ "$ROLE" = a ]; then
 	for m in $MODES; do run $m; done
-	for m in $MODES; do
+	run_cycle
+	for m in $MODES cycle; do
 		wait_for 10 grep -q ' listening ' "/tmp/race-$m.log" ||
 			fail "$m server did not listen"
 	done
@@ -115,8 +153,9 @@ if [ "$ROLE" = a ]; then
 else
 	barrier servers
 	for m in $MODES; do run $m; done
+	run_cycle
 fi
-for m in $MODES; do
+for m in $MODES cycle; do
 	wait_for 60 grep -q ' connected id=' "/tmp/race-$m.log" ||
 		fail "$m: no first connection: $(tail -n 5 "/tmp/race-$m.log")"
 done
@@ -129,6 +168,7 @@ t_start=$(now)
 i=0
 killed=0
 refused=0
+cycled=0
 while [ $i -lt "$FLAPS" ]; do
 	i=$((i + 1))
 	if [ $((i % 2)) = 1 ]; then s=ib1; else s=ib0; fi
@@ -144,12 +184,51 @@ while [ $i -lt "$FLAPS" ]; do
 		run "$1"
 		killed=$((killed + 1))
 	fi
+	if [ $((i % CYCLE_EVERY)) = 0 ]; then
+		kill -USR1 "$(cat /tmp/race-cycle.pid)" 2>/dev/null &&
+			cycled=$((cycled + 1))
+	fi
 	sleep "$(awk -v ms="$FLAP_MS" 'BEGIN { printf "%.3f", ms / 1000 }')"
 done
 t_end=$(now)
 check "every switch of the active slave was taken ($refused of $FLAPS refused)" \
 	'[ "$refused" = 0 ]'
 echo "RDMA-HA-DATA: role=$ROLE what=churn flaps=$FLAPS killed=$killed refused=$refused seconds=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')"
+
+# -- the program whose HA mode changed on its live IDs during the churn ------
+changes=$(grep -c ' ha_mode change=' /tmp/race-cycle.log)
+notbusy=$(grep ' ha_mode change=' /tmp/race-cycle.log | grep -v ' rc=0 ' |
+	grep -vc ' errno=16 ')
+echo "RDMA-HA-DATA: role=$ROLE what=cycle signals=$cycled changes=$changes refused=$(grep ' ha_mode change=' /tmp/race-cycle.log | grep -vc ' rc=0 ') last=$(grep ' ha_mode change=' /tmp/race-cycle.log | tail -n 1 | sed 's/.*change=\([^ ]*\).*/\1/')"
+check "cycle: still runs after $cycled mode changes" 'alive cycle'
+check "cycle: modes set on live IDs ($changes, want >= $((cycled / 2)))" \
+	'[ "$changes" -ge $((cycled / 2)) ] && [ "$cycled" -ge 1 ]'
+check "cycle: every refusal was EBUSY, an ID going away ($notbusy were not)" \
+	'[ "$notbusy" = 0 ]'
+# last_cm LOG: the program's last connection event (connected or an end)
+last_cm() {
+	grep -E ' (dis)?connected id=| cm_event name=RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED|CONNECT_ERROR|ADDR_ERROR|ROUTE_ERROR|DEVICE_REMOVAL) | wc_error ' \
+		"$1" | tail -n 1
+}
+# on_conn LOG: the program's last connection event is a connection
+on_conn() { last_cm "$1" | grep -q ' connected id='; }
+# the client connected again in the mode it ended in, then both end
+if [ "$ROLE" = b ]; then
+	wait_for 40 on_conn /tmp/race-cycle.log
+	sleep 3
+	pid=$(cat /tmp/race-cycle.pid)
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	tail -n 3 /tmp/race-cycle.log | sed "s/^/RDMA-HA-DATA: role=b mode=cycle log: /"
+	check "cycle client busy when stopped (exit $rc, want 0; $(last_cm /tmp/race-cycle.log))" \
+		'[ "$rc" = 0 ]'
+	barrier cycle-stopped 120
+else
+	barrier cycle-stopped 120
+	kill "$(cat /tmp/race-cycle.pid)" 2>/dev/null
+	wait "$(cat /tmp/race-cycle.pid)"
+fi
 
 # -- every allocation of a failover failed in turn ---------------------------
 # GFP_KERNEL allocations fail too; no stack dump per injected failure
@@ -362,6 +441,163 @@ else
 	barrier ha-work-sweep-done 300
 fi
 [ "$ROLE" = b ] || barrier ha-work-sweep-done 300
+
+# -- races driven on purpose: the HA work held by ha_work_delay_ms ----------
+DELAY_MS=${RDMA_HA_DELAY_MS:-3000}
+barrier races 300
+if [ "$ROLE" = b ]; then
+	[ -w $FP/ha_work_delay_ms ] && [ -w $FP/ha_port_work_fail_nth ] ||
+		fail "no ha_work_delay_ms or ha_port_work_fail_nth in rdma_cm's debugfs"
+	for e in workqueue/workqueue_execute_start workqueue/workqueue_execute_end \
+		rdma_cma/cm_id_destroy rdma_cma/cm_ha_decision \
+		rdma_cma/cm_remove_one; do
+		echo 1 >$T/events/$e/enable || fail "no trace event $e"
+	done
+	# cm_idn PID: the RDMA CM IDs (restrack cm-idn, the traces' cm.id)
+	# of process PID
+	cm_idn() {
+		rdma resource show cm_id | awk -v p="$1" '
+			{ pid = ""; for (i = 1; i < NF; i++) {
+				if ($i == "pid") pid = $(i + 1)
+				if ($i == "cm-idn") id = $(i + 1) }
+			  if (pid == p) print id }'
+	}
+	# race_ready WHAT: both clients connected on sib0, bond0 on ib0
+	race_ready() {
+		bond_activate ib0
+		for m in align migrate; do
+			wait_for 40 sh -c "tail -n 20 /tmp/race-$m.log | grep ' connected id=' | tail -n 1 | grep -q dev=sib0" ||
+				fail "$m client not connected on sib0 before $1"
+		done
+		sleep 1
+	}
+	# hold_failover: arm the delay, fail over to ib1 (align and migrate
+	# are misaligned: their HA work is queued), until a work item sleeps
+	hold_failover() {
+		echo >$T/trace
+		echo "$DELAY_MS" >$FP/ha_work_delay_ms
+		echo ib1 >/sys/class/net/bond0/bonding/active_slave
+		wait_for 10 sh -c "[ \$(cat $FP/ha_work_delay_ms) = -1 ]" ||
+			fail "no HA work item took ha_work_delay_ms"
+	}
+	# held_end TRACE: after the held work item woke, the trace in TRACE
+	held_end() {
+		wait_for $((DELAY_MS / 1000 + 15)) sh -c "[ \$(cat $FP/ha_work_delay_ms) = 0 ]" ||
+			fail "the held HA work item never woke"
+		sleep 1
+		cat $T/trace >"$1"
+	}
+	# held_window TRACE: kernel time stamps (s) of the start and end of
+	# the first HA work item in TRACE, the held one
+	held_window() {
+		awk '
+			function ts() { for (i = 1; i <= NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/) return substr($i, 1, length($i) - 1) }
+			/workqueue_execute_start:.*function cma_ha_work_handler/ && !w {
+				w = $0; sub(/.*work struct /, "", w); sub(/:.*/, "", w); s = ts(); next }
+			w && /workqueue_execute_end:/ && index($0, "work struct " w ":") && !e { e = ts() }
+			END { print s + 0, e + 0 }' "$1"
+	}
+	# in_window TRACE S E PATTERN: time stamps of lines matching PATTERN
+	# between S and E, and outside
+	in_window() {
+		awk -v s="$2" -v e="$3" -v pat="$4" '
+			function ts() { for (i = 1; i <= NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/) return substr($i, 1, length($i) - 1) }
+			$0 ~ pat { t = ts() + 0; if (t > s && t < e) n++; else o++ }
+			END { print n + 0, o + 0 }' "$1"
+	}
+
+	# Destroy while the HA work is queued and while it runs
+	race_ready "the destroy race"
+	ids=""
+	for m in align migrate; do
+		ids="$ids $(cm_idn "$(cat /tmp/race-$m.pid)")"
+	done
+	hold_failover
+	t_kill=$(now)
+	for m in align migrate; do kill -9 "$(cat /tmp/race-$m.pid)"; done
+	for m in align migrate; do
+		wait "$(cat /tmp/race-$m.pid)" 2>/dev/null
+		echo "RDMA-HA-DATA: role=b what=race-destroy $m exited_s=$(rel "$t_kill" "$(now)")"
+	done
+	held_end /tmp/race-destroy.trace
+	set -- $(held_window /tmp/race-destroy.trace)
+	hs=$1 he=$2
+	pat=$(echo $ids | sed 's/ /|/g')
+	set -- $(in_window /tmp/race-destroy.trace "$hs" "$he" "cm_id_destroy: cm.id=($pat) ")
+	d_in=$1 d_out=$2
+	set -- $(in_window /tmp/race-destroy.trace 0 0 "cm_ha_decision: cm.id=($pat) ")
+	dec=$2
+	echo "RDMA-HA-DATA: role=b what=race-destroy ids=$(echo $ids | tr ' ' ,) held=$hs..$he destroyed_in=$d_in destroyed_out=$d_out decisions=$dec"
+	check "destroy race: the HA work item was held $DELAY_MS ms ($hs..$he)" \
+		'awk -v s="$hs" -v e="$he" -v d="$DELAY_MS" "BEGIN { exit !(s > 0 && e - s >= d / 1000) }"'
+	check "destroy race: both clients' IDs ($ids) destroyed while a work item was held and the other queued ($d_in in, $d_out out)" \
+		'[ "$d_in" -ge 2 ] && [ "$d_in" = "$(echo $ids | wc -w)" ] && [ "$d_out" = 0 ]'
+	check "destroy race: no HA decision for a destroyed ID ($dec)" '[ "$dec" = 0 ]'
+	run align
+	run migrate
+
+	# rdma link delete while the HA work for IDs on the device is held
+	# and queued
+	race_ready "the removal race"
+	hold_failover
+	t0=$(now)
+	timeout 60 rdma link delete sib0
+	rc=$?
+	echo "RDMA-HA-DATA: role=b what=race-remove delete_s=$(rel "$t0" "$(now)") rc=$rc"
+	held_end /tmp/race-remove.trace
+	set -- $(held_window /tmp/race-remove.trace)
+	hs=$1 he=$2
+	set -- $(in_window /tmp/race-remove.trace "$hs" "$he" "cm_remove_one: device name=sib0")
+	r_in=$1 r_out=$2
+	echo "RDMA-HA-DATA: role=b what=race-remove held=$hs..$he removed_in=$r_in removed_out=$r_out"
+	check "removal race: rdma link delete sib0 returned (exit $rc)" '[ "$rc" = 0 ]'
+	check "removal race: sib0 is gone" '[ ! -e /sys/class/infiniband/sib0 ]'
+	check "removal race: the CM removed sib0 while the HA work was held ($r_in in, $r_out out)" \
+		'[ "$r_in" = 1 ] && [ "$r_out" = 0 ]'
+	# the device back, enslaved again
+	sib_add sib0 eth0
+	ip link set ib0 down
+	ip link set ib0 master bond0 || fail "cannot enslave the new ib0"
+	wait_carrier ib0 1 30
+	ca=$(connected align)
+	cm=$(connected migrate)
+	bond_activate ib0
+	wait_for 60 sh -c "[ \$(grep -c ' connected id=' /tmp/race-align.log) -gt $ca ] &&
+		[ \$(grep -c ' connected id=' /tmp/race-migrate.log) -gt $cm ]"
+	on_sib0() { last_cm "$1" | grep -q " connected id=.* dev=sib0 "; }
+	wait_for 30 on_sib0 /tmp/race-align.log
+	wait_for 30 on_sib0 /tmp/race-migrate.log
+	check "removal race: both clients connected again on the new sib0 ($(last_cm /tmp/race-align.log); $(last_cm /tmp/race-migrate.log))" \
+		'on_sib0 /tmp/race-align.log && on_sib0 /tmp/race-migrate.log'
+
+	# The port work's own fault point: a cut of the backup link, its
+	# port's PORT_ERR, the port work after the hold-off (every client on
+	# sib0 first: a fail-fast connection on sib1 would be torn down)
+	for m in notify fail-fast; do
+		wait_for 30 on_sib0 /tmp/race-$m.log ||
+			fail "$m client not connected on sib0 before the cut of link 1"
+	done
+	echo 1 >$FP/ha_port_work_fail_nth
+	host_cmd both "set_link n1 off"
+	wait_carrier eth1 0 10
+	left=$(fault_left $FP/ha_port_work_fail_nth)
+	echo 0 >$FP/ha_port_work_fail_nth
+	host_cmd both "set_link n1 on"
+	wait_carrier eth1 1 30
+	wait_for 30 grep -q ACTIVE /sys/class/infiniband/sib1/ports/1/state ||
+		fail "sib1 not ACTIVE again"
+	echo "RDMA-HA-DATA: role=b what=port-work-fail-nth left=$left"
+	check "the port work took ha_port_work_fail_nth and allocated nothing (left $left of 1)" \
+		'[ "$left" = 1 ]'
+	for e in workqueue/workqueue_execute_start workqueue/workqueue_execute_end; do
+		echo 0 >$T/events/$e/enable
+	done
+	barrier races-done 600
+else
+	barrier races-done 600
+fi
 
 # -- settle on ib0 and check that everything works again -----------------
 bond_activate ib0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=300 kernel=patched,debian
+# rdma-ha: guests=2 timeout=300 kernel=patched,debian,kasan
 #
 # The subnet management agent of soft InfiniBand ports (issue 18), asked
 # by Debian's infiniband-diags as an SM would ask it.  Each guest:

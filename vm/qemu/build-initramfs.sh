@@ -11,8 +11,8 @@
 # NVME_TOOLS=1 nvme-cli and fio (NVMe over Fabrics with verified I/O),
 # with PYVERBS=1 python3 and rdma-core's own test suite (python3-pyverbs),
 # plus the project's programs (every executable in $TOOLS_DIR, default
-# out/tools) and the scenarios of tools/testing/selftests/rdma/*.sh (into
-# /selftests).
+# out/tools), the scenarios of vm/*.sh (into /selftests) and the kselftests
+# of tools/testing/selftests/rdma (into /kselftest).
 #
 # Layout: merged /usr (/bin, /sbin, /lib, /lib64 are symlinks into /usr).
 # Real tools keep their Debian paths; a busybox applet link is made only
@@ -32,16 +32,18 @@ set -euo pipefail
 out=${1:?usage: $0 OUT.cpio}
 here=$(cd "$(dirname "$0")" && pwd)
 sel=$(cd "$here/.." && pwd)
-root=$(cd "$sel/../../../.." && pwd)
+root=$(cd "$sel/.." && pwd)
 TOOLS_DIR=${TOOLS_DIR:-$root/out/tools}
 MULTIARCH=x86_64-linux-gnu
 
 die() { echo "build-initramfs: error: $*" >&2; exit 1; }
 
-# Debian packages we take files from; installed when missing (as root).
+# Debian packages we take files from (and rsync, which the kselftest
+# install uses); installed when missing (as root).
 pkgs="busybox-static iproute2 rdma-core ibverbs-providers libibverbs1
       librdmacm1 rdmacm-utils ibverbs-utils perftest infiniband-diags cpio
-      gcc libc6-dev librdmacm-dev ethtool nvme-cli fio python3-pyverbs"
+      gcc libc6-dev librdmacm-dev ethtool nvme-cli fio python3-pyverbs
+      rsync"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
@@ -132,6 +134,13 @@ stage_file /usr/sbin/bridge
 # tc (netem packet loss) and ethtool (-S counters) for the IPoIB scenarios.
 stage_file /usr/sbin/tc
 stage_file /usr/sbin/ethtool
+# coreutils' timeout: the kselftest runner (run_kselftest.sh) runs each
+# test under timeout --foreground, which busybox's timeout lacks.
+stage_file /usr/bin/timeout
+# bash: the kselftests are bash scripts, as on a developer's machine
+# (Debian's static busybox runs its own applets, such as ip, before any
+# PATH lookup, and its ip has no veth peers).
+stage_file /usr/bin/bash
 # NVMe over Fabrics (NVME_TOOLS=1, for nvme_failover): nvme-cli connects
 # the host, fio writes and verifies.  Debian's fio links librbd, librados,
 # libgfapi and their libraries (about 80 MB, BIND_NOW: they cannot be left
@@ -199,12 +208,16 @@ else
 	die "no $TOOLS_DIR, so none of the project's programs (rdma_ha_pingpong...): make tools, or TOOLS_DIR="
 fi
 gcc -static -O2 -Wall -o "$stage/usr/bin/mono_watch" "$sel/mono_watch.c"
-gcc -static -O2 -Wall -o "$stage/usr/bin/fail_nth" "$sel/fail_nth.c"
+gcc -static -O2 -Wall -I"$root/tools/testing/selftests/rdma" \
+	-o "$stage/usr/bin/fail_nth" "$sel/fail_nth.c"
 # Selftest programs on librdmacm or libibverbs: dynamic, their libraries
 # staged below.
+ksel=$root/tools/testing/selftests/rdma
 for p in ucma_ha_setopt:rdmacm rxe_ud_sqe:ibverbs rxe_srq_flush:ibverbs \
 	 sib_apm:ibverbs; do
-	gcc -O2 -Wall -o "$stage.${p%:*}" "$sel/${p%:*}.c" "-l${p#*:}"
+	src=$sel/${p%:*}.c
+	[ -f "$src" ] || src=$ksel/${p%:*}.c
+	gcc -O2 -Wall -o "$stage.${p%:*}" "$src" "-l${p#*:}"
 	stage_file "$stage.${p%:*}" "/usr/bin/${p%:*}"
 	rm -f "$stage.${p%:*}"
 done
@@ -244,6 +257,24 @@ for f in "$sel"/*.sh "$sel"/*.expected; do
 	cp "$f" "$stage/selftests/"
 done
 chmod 755 "$stage"/selftests/*.sh
+
+# The kselftests of tools/testing/selftests/rdma (those that run in one
+# kernel, posted with the series), built and installed by the kernel's
+# own kselftest Makefile from the patched tree into /kselftest, where
+# vm/kselftest_rdma.sh runs them with run_kselftest.sh.  Not in the
+# initramfs of Debian's kernel (KMOD_ROOT), whose runs never use them.
+if [ -z "${KMOD_ROOT:-}" ]; then
+	ksrc=${KSELFTEST_SRC:-${OUT:-$root/out}/patched/src}
+	[ -f "$ksrc/tools/testing/selftests/rdma/Makefile" ] ||
+		die "no patched tree with tools/testing/selftests/rdma at $ksrc (dev/prepare-src.sh patched; or KSELFTEST_SRC=)"
+	kobj=$(mktemp -d)
+	make -s -C "$ksrc/tools/testing/selftests" TARGETS=rdma O="$kobj" \
+		INSTALL_PATH="$stage/kselftest" install >&2 ||
+		die "the rdma kselftests did not build or install"
+	rm -rf "$kobj"
+	[ -x "$stage/kselftest/rdma/ucma_ha_setopt" ] ||
+		die "the rdma kselftests installed no ucma_ha_setopt"
+fi
 
 cat >"$stage/etc/passwd" <<EOF
 root:x:0:0:root:/root:/bin/sh

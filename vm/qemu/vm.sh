@@ -85,7 +85,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 sel=$(cd "$here/.." && pwd)
-root=$(cd "$sel/../../../.." && pwd)
+root=$(cd "$sel/.." && pwd)
 
 # What counts as a kernel splat on a console.
 SPLAT_RE='BUG:|WARNING:|Oops|general protection fault|INFO: possible|possible circular locking|unreferenced object|Kernel panic|INFO: task .* blocked|watchdog: BUG: soft lockup|UBSAN|KASAN|INFO: rcu_|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:|list_add corruption|list_del corruption'

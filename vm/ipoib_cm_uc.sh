@@ -21,6 +21,8 @@
 #     probe_received trace); one octet more or less, a reserved octet
 #     set, another type, another QP number on either end, another UD QP
 #     of b, or the probe after the connection ended reach a's stack.
+#     Data that a user space RC peer of b sends with immediate data
+#     reaches a's stack (only a zero-length message can be a probe).
 #  2. b becomes RC-only ("rc") while a still holds b's old address with
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
@@ -172,6 +174,30 @@ else
 		$1 == "case" && $3 == "reply" { r++ }
 		END { printf "%s %d qpn=%s\n", s == "" ? "none" : s, r, q }
 		' /tmp/kapeer.log)" 60
+fi
+# Data with immediate data (RFC 4755 neither requires nor forbids it),
+# from b's user space RC peer (ipoib_stray imm): 5 frames of EtherType
+# 0x88b5 sent as SEND_WITH_IMM reach a's stack, the immediate data
+# ignored; only a zero-length message is looked at as a keepalive probe
+# (the last one, with another immediate value, is dropped).
+if [ "$ROLE" = a ]; then
+	ipoib_stray recv ib0 88b5 15 >/tmp/imm-recv.log &
+	srv=$!
+	wait_for 5 grep -q listening /tmp/imm-recv.log
+	d0=$(cat /sys/class/net/ib0/statistics/rx_dropped)
+	barrier imm-data
+	wait $srv
+	n=$(awk '$1 == "received" { print $2 }' /tmp/imm-recv.log)
+	log "frames sent with immediate data that reached the stack:" \
+	    "${n:-none} of 5 (rx_dropped +$(($(cat /sys/class/net/ib0/statistics/rx_dropped) - d0)))"
+	[ "${n:-0}" -eq 5 ] ||
+		{ log "FAIL: data sent with immediate data was dropped"; res=1; }
+	pings 5 "$PEER_IB" || { log "FAIL: ping after the immediate data"; res=1; }
+else
+	barrier imm-data
+	ipoib_stray imm "$A_GID" "$A_UDQPN" 88b5 5 >/tmp/imm.log 2>&1 ||
+		{ log "FAIL: b's user space RC peer with immediate data (exit $?)"; res=1; }
+	sed 's/^/imm: /' /tmp/imm.log
 fi
 barrier uc-done
 
