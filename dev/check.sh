@@ -485,9 +485,22 @@ kasan_replaces() {
 
 # selected_kernels: the kernel kinds the selected scenarios run on (both
 # kinds of a mixed pair A+B).
-# selected NAME: scenario NAME is one of --scenario's (all without it).
+# selected NAME: scenario NAME is one of --scenario's (without it: every
+# scenario that is not opt-in).
 selected() {
-	[ -z "$SCENARIO" ] || case ",$SCENARIO," in *",$1,"*) ;; *) false ;; esac
+	if [ -z "$SCENARIO" ]; then
+		[ -z "$(opt_in "$1")" ]
+	else
+		case ",$SCENARIO," in *",$1,"*) ;; *) false ;; esac
+	fi
+}
+
+# opt_in NAME: scenario NAME runs only when named (make vmtest T=NAME,
+# --scenario NAME), never in a full check ("# rdma-ha-opt-in: REASON",
+# e.g. a run too long for the check's budget); prints REASON.  The full
+# check lists the opt-in scenarios it leaves out, with their reasons.
+opt_in() {
+	sed -n 's/^# rdma-ha-opt-in: *//p' "$SELFTESTS/$1.sh" 2>/dev/null | head -n1
 }
 
 selected_kernels() {
@@ -975,6 +988,14 @@ run_scenarios() {
 	done
 	[ -z "$SCENARIO" ] || [ ${#runs[@]} -gt 0 ] ||
 		result "vm/$SCENARIO${KERNEL_KIND:+@$KERNEL_KIND}" FAIL "the selection runs nothing"
+	if [ -z "$SCENARIO" ]; then
+		for s in "$SELFTESTS"/*.sh; do
+			grep -q '^# rdma-ha:' "$s" || continue
+			name=$(basename "$s" .sh)
+			[ -z "$(opt_in "$name")" ] ||
+				echo "note: vm/$name is opt-in, not in this check (make vmtest T=$name): $(opt_in "$name")" >&2
+		done
+	fi
 	[ ${#runs[@]} -gt 0 ] || return 0
 	# by what they boot (a full check has Debian's kernel, then the
 	# stock kernel, later), in file order within a group
@@ -1125,6 +1146,7 @@ check_selftests() {
 	run_check check/lanes lanes_selftest
 	run_check check/interrupt interrupt_selftest
 	run_check check/kasan-lane kasan_selftest
+	run_check check/opt-in opt_in_selftest
 }
 
 # kasan_selftest: which kernels run_scenarios boots a scenario on, with
@@ -1153,6 +1175,29 @@ kasan_selftest() (
 	[ "$got" = "a patched b patched c patched" ] ||
 		{ echo "--kernel patched KASAN=1: $got"; exit 1; }
 	echo "KASAN lane: replaces patched in a full check, not with KASAN=0, not in a partial check, on request"
+)
+
+# opt_in_selftest: an opt-in scenario is left out of a full check (and
+# said so), and runs when named.
+opt_in_selftest() (
+	local d got
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	SELFTESTS=$d SCENARIO= KERNEL_KIND= KASAN_DEFAULT=0 RDMA_HA_KASAN=0
+	printf '# rdma-ha: kernel=patched\n' >"$d/a.sh"
+	printf '# rdma-ha: kernel=patched,stock\n# rdma-ha-opt-in: too long\n' >"$d/b.sh"
+	lanes_run() { echo "$*"; }
+	got=$(run_scenarios 2>"$d/err")
+	[ "$got" = "a patched" ] || { echo "full check: $got"; exit 1; }
+	grep -q 'vm/b is opt-in.*: too long' "$d/err" ||
+		{ echo "full check: no word of vm/b"; exit 1; }
+	got=$(SCENARIO=b run_scenarios 2>/dev/null)
+	[ "$got" = "b patched b stock" ] || { echo "--scenario b: $got"; exit 1; }
+	got=$(SCENARIO=b selected_kernels | paste -sd, -)
+	[ "$got" = "patched,stock" ] || { echo "--scenario b kernels: $got"; exit 1; }
+	got=$(selected_kernels | paste -sd, -)
+	[ "$got" = "patched" ] || { echo "full check kernels: $got"; exit 1; }
+	echo "opt-in: left out of a full check, with its reason; run when named"
 )
 
 # ---- main ---------------------------------------------------------------
