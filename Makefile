@@ -7,12 +7,13 @@
 
 SHELL := /bin/bash
 DEV := $(CURDIR)/dev
-SELFTESTS := $(CURDIR)/tools/testing/selftests/rdma
+SELFTESTS := $(CURDIR)/vm
 export OUT ?= $(CURDIR)/out
 # FRESH=1: repeat guest runs whose inputs passed before (see dev/check.sh)
 export RDMA_HA_FRESH = $(FRESH)
 # LANES=N: guest runs at once (default 2, see dev/check.sh)
-# KASAN=1: also the guest runs of the KASAN kernel (see dev/check.sh)
+# KASAN=0: make check without the KASAN kernel; KASAN=1: kunit and vmtest
+# with it (see dev/check.sh, kasan_lane)
 export RDMA_HA_KASAN = $(KASAN)
 ifneq ($(LANES),)
 export RDMA_HA_LANES = $(LANES)
@@ -29,10 +30,10 @@ help:
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
 	@echo "                 (FRESH=1: also repeat guest runs that passed with identical inputs;"
 	@echo "                  LANES=N: N guest runs at once, default 2;"
-	@echo "                  KASAN=1: also the scenarios of the KASAN kernel)"
+	@echo "                  KASAN=0: without the KASAN kernel's KUnit boot and scenarios)"
 	@echo "make static      series, build and static checks only"
-	@echo "make kunit       KUnit suites in the patched debug kernel"
-	@echo "make vmtest T=x[,y]  QEMU scenarios (tools/testing/selftests/rdma/x.sh); K=debian|patched|stock: one kernel"
+	@echo "make kunit       KUnit suites in the patched debug kernel (KASAN=1: and the KASAN one)"
+	@echo "make vmtest T=x[,y]  QEMU scenarios (vm/x.sh); K=debian|patched|stock: one kernel"
 	@echo "make bench       benchmarks, stock vs patched release kernels (out/bench/report.txt)"
 	@echo "make dkms        replacement modules for Debian's kernel (out/dkms); make check-dkms: their checks"
 	@echo "make kernel      patched debug kernel  (out/patched/build-debug)"

@@ -3,7 +3,7 @@
 #
 # bench.sh [--variant release|debug] [--only NAME] [--no-build] [--out DIR]:
 # benchmarks, not tests.
-# Runs every tools/testing/selftests/rdma/bench_*.sh on the stock and the
+# Runs every vm/bench_*.sh on the stock and the
 # patched kernel in the same run and reports distributions (median, p90,
 # p99, max) and patched/stock ratios of the medians, in
 # out/bench/report.txt (or DIR/report.txt), plus an SVG picture per benchmark
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
 	*) die "usage: bench.sh [--variant release|debug] [--only NAME] [--no-build] [--out DIR]" ;;
 	esac
 done
-sel=$RDMA_HA_ROOT/tools/testing/selftests/rdma
+sel=$RDMA_HA_ROOT/vm
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 

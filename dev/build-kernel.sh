@@ -24,16 +24,16 @@ need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache cpio xz-utils patc
 
 src=$OUT/$tree/src
 obj=$OUT/$tree/build-$variant
-frags="$RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/kernel.config"
+frags="$RDMA_HA_ROOT/vm/qemu/kernel.config"
 [ "$variant" = release ] ||
-	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/debug.config"
+	frags="$frags $RDMA_HA_ROOT/vm/qemu/debug.config"
 # kasan: the debug variant with KASAN
 [ "$variant" != kasan ] ||
-	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/kasan.config"
+	frags="$frags $RDMA_HA_ROOT/vm/qemu/kasan.config"
 # Options of the series itself (KUnit suites, test devices) exist only in
 # the patched tree.
 [ "$tree" = patched ] &&
-	frags="$frags $RDMA_HA_ROOT/tools/testing/selftests/rdma/qemu/patched.config"
+	frags="$frags $RDMA_HA_ROOT/vm/qemu/patched.config"
 
 ccache_env
 

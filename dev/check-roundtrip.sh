@@ -10,7 +10,8 @@
 # byte (contents and executable bits).  Also checks:
 #   - every patch in patches/series exists, every patches/*.patch is in it;
 #   - every file in patches/new-files exists, every new file is listed
-#     there once, and each owner is a patch of the series (or '-');
+#     there (once, or once per patch that grows it: patches/grow/), and
+#     each owner is a patch of the series (or '-');
 #   - git am (the tree) and patch -p1 -F0 (dev/prepare-src.sh) give the
 #     same result for every file the series touches.
 # Never writes outside out/.  Exit status 0 only if all holds.
@@ -52,9 +53,14 @@ for f in "$repo"/patches/*.patch; do
 		problem "patches/$(basename "$f") is not in patches/series (stale? run dev/tree.sh export)"
 done
 for f in "${files[@]}"; do is_new[$f]=1; done
+declare -A rows=()
 while read -r f p; do
-	[ -z "${owned[$f]:-}" ] || problem "patches/new-files lists $f twice"
-	owned[$f]=$p
+	[ -z "${rows[$f $p]:-}" ] || problem "patches/new-files lists $f $p twice"
+	rows[$f $p]=1
+	# more rows: the patches that grow it (rh_new_file_stages checks them)
+	[ -z "${owned[$f]:-}" ] || [ "$p" != "$RH_NEW_FILES_OWNER_LOCAL" ] ||
+		problem "patches/new-files: $f is a project file ('-') and in the series"
+	[ -n "${owned[$f]:-}" ] || owned[$f]=$p
 	[ -n "${is_new[$f]:-}" ] || problem "patches/new-files lists $f, which is not a new file of the repository"
 	[ -n "$p" ] || { problem "patches/new-files: $f has no patch"; continue; }
 	[ "$p" = "$RH_NEW_FILES_OWNER_LOCAL" ] || [ -n "${in_series[$p]:-}" ] ||
@@ -73,6 +79,11 @@ mkdir -p "$work/repo/patches"
 	cp -P --preserve=mode --parents -- "$f" "$work/repo/"
 done)
 find "$repo/patches" -maxdepth 1 -type f -exec cp --preserve=mode -t "$work/repo/patches" {} +
+if [ -d "$repo/$RH_GROW_DIR" ]; then
+	cp -r --preserve=mode "$repo/$RH_GROW_DIR" "$work/repo/$RH_GROW_DIR"
+fi
+# the grow diffs apply (reverse, no fuzz) and agree with patches/new-files
+( rh_new_file_stages "$repo" "$work/stages" ) || problem "patches/new-files and patches/grow/ disagree (above)"
 tree_sh=$(dirname "$0")/tree.sh
 if ! "$tree_sh" import --force --repo "$work/repo" "$work/tree" 2>"$work/import.log"; then
 	cat "$work/import.log" >&2

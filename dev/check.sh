@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# check.sh [--quick] [--only static|kunit|dkms|vm] [--scenario NAME[,NAME...]]
+# check.sh [--quick] [--only static|kunit|dkms|vm|series] [--scenario NAME[,NAME...]]
 #          [--kernel stock|patched|debian|kasan]
 #
 # The whole test suite: the series applies and round-trips, static checks
@@ -31,8 +31,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-SELFTESTS=$RDMA_HA_ROOT/tools/testing/selftests/rdma
+SELFTESTS=$RDMA_HA_ROOT/vm
 LOGDIR=$OUT/check
+# The KASAN lane's default (see kasan_lane): on in a full check, off in a
+# partial one (make kunit, make vmtest), where KASAN=1 or K=kasan asks.
+KASAN_DEFAULT=0
+[ -n "$ONLY$KERNEL_KIND" ] || KASAN_DEFAULT=1
 PASSED=0 FAILED=0 SKIPPED=0
 FAILED_NAMES=()
 
@@ -182,6 +186,11 @@ series_ident_selftest() (
 	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
 		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
 		{ echo "the runner's global identity not taken: $got"; exit 1; }
+	# as series.sh --topics runs itself per topic: after tree-lib.sh has
+	# turned the global configuration off for its own git commands
+	got=$(GIT_CONFIG_GLOBAL=$d/.gitconfig bash -c '. "$1/dev/lib.sh"; . "$1/dev/tree-lib.sh"; exec "$2" --repo "$3" --whoami' - "$RDMA_HA_ROOT" "$s" "$d/repo" 2>&1) &&
+		[ "$got" = "Jane Doe <jane.doe@kernel.org>" ] ||
+		{ echo "the runner's identity lost where series.sh runs itself (--topics): $got"; exit 1; }
 	git -C "$d/repo" config user.email "jane@rdma.dev"
 	got=$("$s" --repo "$d/repo" --whoami 2>&1) &&
 		[ "$got" = "Jane Doe <jane@rdma.dev>" ] ||
@@ -204,6 +213,8 @@ build_kernels() {
 	# static checks need both)
 	if [ "$ONLY" = vm ]; then
 		kernels=$(selected_kernels | grep -xE 'patched|stock|kasan')
+	elif want kunit && kasan_lane; then
+		kernels="$kernels kasan"	# run_kunit_kasan
 	fi
 	for t in $kernels; do
 		if [ "$t" = kasan ]; then
@@ -452,20 +463,44 @@ initrd() {
 	esac
 }
 
-# kasan_lane: the guest runs of the KASAN kernel (kernel=...,kasan in a
-# scenario's header) are on: make check KASAN=1, or --kernel kasan.  Not
-# in the default check: the KASAN build is one more whole kernel (about
-# as long as the patched debug build, with every object instrumented),
-# which the 45-minute budget of a cold check does not hold.
+# kasan_lane: the guest runs and the KUnit boot of the KASAN kernel are on.
+# They are in a full check (make check KASAN=0 leaves them out, for a
+# quicker local run; a partial one runs them on KASAN=1): the debug
+# kernel cannot see an out-of-bounds access or a use after free unless it
+# happens to corrupt a list or trip SLUB's poisoning.  A scenario that names both patched and kasan
+# (kernel=patched,kasan) then runs on the KASAN kernel instead of the
+# patched debug one, which KASAN extends (kasan.config over debug.config),
+# so that the lane costs the build and KASAN's slowdown of those runs,
+# not a second run of each.
 kasan_lane() {
-	[ "${RDMA_HA_KASAN:-0}" = 1 ] || [ "$KERNEL_KIND" = kasan ]
+	[ "${RDMA_HA_KASAN:-$KASAN_DEFAULT}" = 1 ] || [ "$KERNEL_KIND" = kasan ]
+}
+
+# kasan_replaces KINDS: the scenario whose kernel= list is KINDS runs on
+# the KASAN kernel instead of the patched one (see kasan_lane).
+kasan_replaces() {
+	[ -z "$KERNEL_KIND" ] && kasan_lane &&
+		case ",$1," in *,kasan,*) true ;; *) false ;; esac
 }
 
 # selected_kernels: the kernel kinds the selected scenarios run on (both
 # kinds of a mixed pair A+B).
-# selected NAME: scenario NAME is one of --scenario's (all without it).
+# selected NAME: scenario NAME is one of --scenario's (without it: every
+# scenario that is not opt-in).
 selected() {
-	[ -z "$SCENARIO" ] || case ",$SCENARIO," in *",$1,"*) ;; *) false ;; esac
+	if [ -z "$SCENARIO" ]; then
+		[ -z "$(opt_in "$1")" ]
+	else
+		case ",$SCENARIO," in *",$1,"*) ;; *) false ;; esac
+	fi
+}
+
+# opt_in NAME: scenario NAME runs only when named (make vmtest T=NAME,
+# --scenario NAME), never in a full check ("# rdma-ha-opt-in: REASON",
+# e.g. a run too long for the check's budget); prints REASON.  The full
+# check lists the opt-in scenarios it leaves out, with their reasons.
+opt_in() {
+	sed -n 's/^# rdma-ha-opt-in: *//p' "$SELFTESTS/$1.sh" 2>/dev/null | head -n1
 }
 
 selected_kernels() {
@@ -534,8 +569,9 @@ digest() {
 # A guest run whose inputs are byte for byte those of an earlier passing
 # run is not repeated: the kernel images and initramfs images it boots
 # (the initramfs carries the scenarios, the programs and the libraries
-# and is built reproducibly), the test machine (every file under
-# tools/testing/selftests/rdma), QEMU's version and the run's name.  The
+# and is built reproducibly), the test machine and the kselftests (every
+# file under vm/ and tools/testing/selftests/rdma/), QEMU's version and
+# the run's name.  The
 # verdict is reported as "PASS (cached ...)" with the earlier run's log.
 # Only passes are kept.  RDMA_HA_FRESH=1 (make check FRESH=1) runs
 # everything; CI, on a fresh clone, has nothing cached.
@@ -560,7 +596,8 @@ verdict_key() {
 		echo "rdma-ha verdict v1 $name"
 		qemu-system-x86_64 --version | head -n1
 		sha1sum "$@" | cut -d' ' -f1
-		(cd "$SELFTESTS" && find . -type f ! -name '*.pyc' -print0 |
+		(cd "$RDMA_HA_ROOT" && find vm tools/testing/selftests/rdma \
+			-type f ! -name '*.pyc' -print0 2>/dev/null |
 		 LC_ALL=C sort -z | xargs -0 sha1sum)
 	} | sha1sum | cut -d' ' -f1
 }
@@ -632,17 +669,17 @@ kunit_suites() {
 # (a suite left out of the kernel's configuration, or one that skips
 # because what it tests is missing, proves nothing).
 kunit_suites_ran() {
-	local suite n bad=0 all
+	local suite n bad=0 all p=${2:-kunit}
 	all=$(kunit_suites)
 	[ -n "$all" ] || { echo "no KUnit suite found in the sources"; return 1; }
 	for suite in $all; do
-		n=$(grep -c "^TEST kunit:$suite\.[^ ]*: PASS" "$1")
+		n=$(grep -c "^TEST $p:$suite\.[^ ]*: PASS" "$1")
 		if [ "$n" -eq 0 ]; then
 			echo "suite $suite: no case passed (not built in, or not run)"
 			bad=1
-		elif grep -q "^TEST kunit:$suite\.[^ ]*: SKIP" "$1"; then
+		elif grep -q "^TEST $p:$suite\.[^ ]*: SKIP" "$1"; then
 			echo "suite $suite: cases skipped:"
-			grep "^TEST kunit:$suite\.[^ ]*: SKIP" "$1"
+			grep "^TEST $p:$suite\.[^ ]*: SKIP" "$1"
 			bad=1
 		else
 			echo "suite $suite: $n cases passed"
@@ -651,19 +688,30 @@ kunit_suites_ran() {
 	return $bad
 }
 
+# run_kunit [KIND]: the KUnit boot of the patched kernel, or of KIND
+# (kasan), whose results are named kunit@KIND:SUITE.CASE.
 run_kunit() {
-	local log=$LOGDIR/kunit.log rc=0 key t0
-
-	run_check kunit/ktap-parser python3 "$SELFTESTS/qemu/ktap.py" --self-test
-	key=$(verdict_key kunit "$(kernel_image patched)" "$(initrd patched)")
+	local kind=${1:-patched} at= log rc=0 key t0
+	[ "$kind" = patched ] || at=@$kind
+	log=$LOGDIR/kunit$at.log
+	[ -n "$at" ] ||
+		run_check kunit/ktap-parser python3 "$SELFTESTS/qemu/ktap.py" --self-test
+	if [ ! -f "$(kernel_image "$kind")" ]; then
+		result "kunit$at/run" FAIL "no $kind kernel (see its build check)"
+		return
+	fi
+	key=$(verdict_key "kunit$at" "$(kernel_image "$kind")" "$(initrd "$kind")")
 	if verdict_cached "$key" "$log"; then
 		CACHED=$((CACHED + 1))
-		echo "kunit: $(verdict_note "$key")"
+		echo "kunit$at: $(verdict_note "$key")"
 	else
 		t0=$(date +%s)
-		"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image patched)" \
-			--initrd "$(initrd patched)" \
-			--outdir "$LOGDIR/kunit" >"$log" 2>&1 || rc=$?
+		# KASAN's slowdown under TCG and a loaded host: a longer limit
+		"$SELFTESTS/qemu/vm.sh" kunit --kernel "$(kernel_image "$kind")" \
+			--initrd "$(initrd "$kind")" ${at:+--timeout 600} \
+			--outdir "$LOGDIR/kunit$at" >"$log.raw" 2>&1 || rc=$?
+		sed "s/^TEST kunit:/TEST kunit$at:/" "$log.raw" >"$log"
+		rm -f "$log.raw"
 		run_cpu "$log"
 		if [ "$rc" -eq 0 ] && ! grep -qE '^TEST [^ ]+: FAIL' "$log"; then
 			verdict_store "$key" "$log" "$(( $(date +%s) - t0 ))"
@@ -672,11 +720,22 @@ run_kunit() {
 		fi
 	fi
 	vm_record "" "$log"
-	run_check kunit/suites kunit_suites_ran "$log"
+	run_check "kunit$at/suites" kunit_suites_ran "$log" "kunit$at"
 	if { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; } || [ "$VM_RECORDED" -eq 0 ]; then
-		result kunit/run FAIL "rc=$rc, $VM_RECORDED cases; log: $log"
+		result "kunit$at/run" FAIL "rc=$rc, $VM_RECORDED cases; log: $log"
 		tail -n 60 "$log" | sed 's/^/    | /'
 	fi
+}
+
+# run_kunit_kasan: the KUnit boot of the KASAN kernel, when its lane is
+# on, once the background has built it (a full check) or at once.
+run_kunit_kasan() {
+	kasan_lane || return 0
+	while [ -n "$BG_PID" ] && [ ! -e "$BG_READY.kasan" ] &&
+	      kill -0 "$BG_PID" 2>/dev/null; do
+		sleep 2
+	done
+	run_kunit kasan
 }
 
 # vm_run NAME KIND_A KIND_B OUTDIR LOG: one run of scenario NAME.
@@ -923,11 +982,20 @@ run_scenarios() {
 		for k in $kernels; do
 			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
 			[ "$k" != kasan ] || kasan_lane || continue
+			[ "$k" != patched ] || ! kasan_replaces "${kernels// /,}" || continue
 			runs+=("$(kind_group "$k") $name $k")
 		done
 	done
 	[ -z "$SCENARIO" ] || [ ${#runs[@]} -gt 0 ] ||
 		result "vm/$SCENARIO${KERNEL_KIND:+@$KERNEL_KIND}" FAIL "the selection runs nothing"
+	if [ -z "$SCENARIO" ]; then
+		for s in "$SELFTESTS"/*.sh; do
+			grep -q '^# rdma-ha:' "$s" || continue
+			name=$(basename "$s" .sh)
+			[ -z "$(opt_in "$name")" ] ||
+				echo "note: vm/$name is opt-in, not in this check (make vmtest T=$name): $(opt_in "$name")" >&2
+		done
+	fi
 	[ ${#runs[@]} -gt 0 ] || return 0
 	# by what they boot (a full check has Debian's kernel, then the
 	# stock kernel, later), in file order within a group
@@ -1077,7 +1145,60 @@ check_selftests() {
 	run_check check/boot-panic boot_panic_selftest
 	run_check check/lanes lanes_selftest
 	run_check check/interrupt interrupt_selftest
+	run_check check/kasan-lane kasan_selftest
+	run_check check/opt-in opt_in_selftest
 }
+
+# kasan_selftest: which kernels run_scenarios boots a scenario on, with
+# the KASAN lane on (a full check), off (KASAN=0) and asked (--kernel).
+kasan_selftest() (
+	local d got
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	SELFTESTS=$d SCENARIO= KERNEL_KIND=
+	printf '# rdma-ha: kernel=%s\n' patched,kasan >"$d/a.sh"
+	printf '# rdma-ha: kernel=%s\n' patched,debian,kasan >"$d/b.sh"
+	printf '# rdma-ha: kernel=%s\n' patched,stock >"$d/c.sh"
+	lanes_run() { echo "$*"; }
+	got=$(KASAN_DEFAULT=1 RDMA_HA_KASAN= run_scenarios)
+	[ "$got" = "c patched b debian c stock a kasan b kasan" ] ||
+		{ echo "full check: $got"; exit 1; }
+	got=$(KASAN_DEFAULT=1 RDMA_HA_KASAN=0 run_scenarios)
+	[ "$got" = "a patched b patched c patched b debian c stock" ] ||
+		{ echo "KASAN=0: $got"; exit 1; }
+	got=$(KASAN_DEFAULT=0 RDMA_HA_KASAN= run_scenarios)
+	[ "$got" = "a patched b patched c patched b debian c stock" ] ||
+		{ echo "partial check: $got"; exit 1; }
+	got=$(KASAN_DEFAULT=0 RDMA_HA_KASAN= KERNEL_KIND=kasan run_scenarios)
+	[ "$got" = "a kasan b kasan" ] || { echo "--kernel kasan: $got"; exit 1; }
+	got=$(KASAN_DEFAULT=0 RDMA_HA_KASAN=1 KERNEL_KIND=patched run_scenarios)
+	[ "$got" = "a patched b patched c patched" ] ||
+		{ echo "--kernel patched KASAN=1: $got"; exit 1; }
+	echo "KASAN lane: replaces patched in a full check, not with KASAN=0, not in a partial check, on request"
+)
+
+# opt_in_selftest: an opt-in scenario is left out of a full check (and
+# said so), and runs when named.
+opt_in_selftest() (
+	local d got
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	SELFTESTS=$d SCENARIO= KERNEL_KIND= KASAN_DEFAULT=0 RDMA_HA_KASAN=0
+	printf '# rdma-ha: kernel=patched\n' >"$d/a.sh"
+	printf '# rdma-ha: kernel=patched,stock\n# rdma-ha-opt-in: too long\n' >"$d/b.sh"
+	lanes_run() { echo "$*"; }
+	got=$(run_scenarios 2>"$d/err")
+	[ "$got" = "a patched" ] || { echo "full check: $got"; exit 1; }
+	grep -q 'vm/b is opt-in.*: too long' "$d/err" ||
+		{ echo "full check: no word of vm/b"; exit 1; }
+	got=$(SCENARIO=b run_scenarios 2>/dev/null)
+	[ "$got" = "b patched b stock" ] || { echo "--scenario b: $got"; exit 1; }
+	got=$(SCENARIO=b selected_kernels | paste -sd, -)
+	[ "$got" = "patched,stock" ] || { echo "--scenario b kernels: $got"; exit 1; }
+	got=$(selected_kernels | paste -sd, -)
+	[ "$got" = "patched" ] || { echo "full check kernels: $got"; exit 1; }
+	echo "opt-in: left out of a full check, with its reason; run when named"
+)
 
 # ---- main ---------------------------------------------------------------
 
@@ -1087,7 +1208,7 @@ check_selection() {
 	local name bad=0
 	for name in ${SCENARIO//,/ }; do
 		grep -qs '^# rdma-ha:' "$SELFTESTS/$name.sh" && continue
-		result "vm/$name" FAIL "no such scenario (tools/testing/selftests/rdma/$name.sh with a '# rdma-ha:' header)"
+		result "vm/$name" FAIL "no such scenario (vm/$name.sh with a '# rdma-ha:' header)"
 		bad=1
 	done
 	[ "$bad" = 0 ] && return
@@ -1113,10 +1234,13 @@ if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	BG_PID=$bg
 	run_kunit
 	run_scenarios
+	run_kunit_kasan
 	wait "$bg"
 	record_background "$LOGDIR/background.out"
 else
 	check_series
+	# --only series: the round trip and the series' checks, bisect included
+	[ "$ONLY" != series ] || series_checks bisect
 	if want static || want kunit || want vm; then
 		build_kernels
 	fi
@@ -1138,6 +1262,7 @@ else
 	fi
 	want kunit && run_kunit
 	want vm && run_scenarios
+	want kunit && run_kunit_kasan
 fi
 
 echo

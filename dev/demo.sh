@@ -29,7 +29,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-SEL=$RDMA_HA_ROOT/tools/testing/selftests/rdma
+SEL=$RDMA_HA_ROOT/vm
 
 "$RDMA_HA_ROOT/dev/check.sh" --setup-only
 "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug

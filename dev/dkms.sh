@@ -83,7 +83,7 @@ changed_files() {
 		patch_targets "$RDMA_HA_ROOT/patches/$p"
 	done
 	sed -e 's/#.*//' "$RDMA_HA_ROOT/patches/new-files" |
-		awk 'NF == 2 && $2 != "-" { print $1 }'
+		awk 'NF == 2 && $2 != "-" && !seen[$1]++ { print $1 }'
 }
 
 # makefile_joined FILE: FILE with continuation lines joined.

@@ -9,7 +9,8 @@
 # the linux-rdma list, into OUTDIR (default out/series):
 #   0000-cover-letter.patch   [PREFIX 0/N], body from patches/cover-letter.txt
 #   NNNN-*.patch              one per patch of patches/series, each with the
-#                             new files patches/new-files assigns to it
+#                             new files patches/new-files assigns to it, as
+#                             far as it has grown them (patches/grow/)
 # Threaded (--thread), subject prefix "PATCH rdma-next" unless --prefix.
 #
 # The work is posted as several series, one per topic (patches/topics):
@@ -242,11 +243,19 @@ for p in "${all_series[@]}"; do
 	in_series[$p]=1
 done
 for f in "${files[@]}"; do is_new[$f]=1; done
+declare -A stages=()
 while read -r f p; do
 	[ -n "${is_new[$f]:-}" ] || die "patches/new-files lists $f, which is not a new file"
 	[ "$p" = "$RH_NEW_FILES_OWNER_LOCAL" ] || [ -n "${in_series[$p]:-}" ] ||
 		die "patches/new-files: $f belongs to $p, which is not in patches/series"
-	owner[$f]=$p
+	if [ -n "${owner[$f]:-}" ]; then
+		[ "$p" != "$RH_NEW_FILES_OWNER_LOCAL" ] && [ "${owner[$f]}" != "$RH_NEW_FILES_OWNER_LOCAL" ] ||
+			die "patches/new-files: $f is a project file ('-') and in the series"
+	else
+		owner[$f]=$p
+	fi
+	# the patches that add or grow $f: each stages the file as it leaves it
+	[ "$p" = "$RH_NEW_FILES_OWNER_LOCAL" ] || stages[$p]+=" $f"
 done < <(rh_new_files "$repo")
 local_files=() unowned=()
 for f in "${files[@]}"; do
@@ -271,6 +280,8 @@ grep -qxF "$RH_BASE_GIT/objects" "$work/objects/info/alternates" 2>/dev/null ||
 	echo "$RH_BASE_GIT/objects" >>"$work/objects/info/alternates"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdma-ha-series.XXXXXX")
 trap 'rm -rf "${tmp:-}"' EXIT
+# Every new file as each patch that adds or grows it leaves it.
+rh_new_file_stages "$repo" "$tmp/stages"
 export GIT_INDEX_FILE=$tmp/index
 wgit read-tree "$base"
 parent=$base
@@ -289,13 +300,12 @@ stage_patch() {
 		fi
 		die "patches/$p does not apply on top of the previous ones"
 	fi
-	for f in "${files[@]}"; do
-		[ "${owner[$f]:-}" = "$p" ] || continue
+	for f in ${stages[$p]:-}; do
 		if [ -L "$repo/$f" ]; then
 			sha=$(readlink "$repo/$f" | tr -d '\n' | wgit hash-object -w --stdin)
 			mode=120000
 		else
-			sha=$(wgit hash-object -w --no-filters "$repo/$f")
+			sha=$(wgit hash-object -w --no-filters "$tmp/stages/$p/$f")
 			if [ -x "$repo/$f" ]; then mode=100755; else mode=100644; fi
 		fi
 		wgit update-index --add --cacheinfo "$mode,$sha,$f"
@@ -529,7 +539,7 @@ if [ "$build_steps" = 1 ]; then
 	need_pkgs gcc make bc flex bison libelf-dev libssl-dev ccache
 	ssrc=$OUT/series-steps/src
 	sobj=$OUT/series-steps/build-debug
-	q=$repo/tools/testing/selftests/rdma/qemu
+	q=$repo/vm/qemu
 	sfrags="$q/kernel.config $q/debug.config $q/patched.config"
 	for f in $sfrags; do [ -f "$f" ] || die "no config fragment $f"; done
 	if [ ! -d "$ssrc/.git" ]; then
@@ -592,7 +602,7 @@ if [ "$check_build" = 1 ]; then
 	# dir out/) shares the objects of the patched build.
 	bsrc=$OUT/series-build/src
 	bobj=$OUT/series-build/build-release
-	frags="$repo/tools/testing/selftests/rdma/qemu/kernel.config"
+	frags="$repo/vm/qemu/kernel.config"
 	[ -f "$frags" ] || die "no config fragment $frags"
 	if [ ! -d "$bsrc/.git" ]; then
 		log "check-build: checking out the base in $bsrc (once)"

@@ -7,8 +7,13 @@
 # core.autocrlf and the like cannot change what is generated.  Only the
 # identity of whoever runs them is read from that configuration
 # (rh_user_git).
-RH_USER_GIT_CONFIG_GLOBAL=${GIT_CONFIG_GLOBAL-}
-RH_USER_GIT_CONFIG_NOSYSTEM=${GIT_CONFIG_NOSYSTEM-}
+# Saved once: a script that runs another (series.sh --topics runs itself
+# per topic) passes the runner's configuration on, not /dev/null.
+if [ -z "${RH_USER_GIT_SAVED:-}" ]; then
+	export RH_USER_GIT_SAVED=1
+	export RH_USER_GIT_CONFIG_GLOBAL=${GIT_CONFIG_GLOBAL-}
+	export RH_USER_GIT_CONFIG_NOSYSTEM=${GIT_CONFIG_NOSYSTEM-}
+fi
 export GIT_CONFIG_NOSYSTEM=1
 export GIT_CONFIG_GLOBAL=/dev/null
 export GIT_TERMINAL_PROMPT=0
@@ -123,14 +128,100 @@ rh_new_files() {
 		awk '{print $1, $2}'
 }
 
+# New files that grow over the series.  patches/new-files names a file
+# once per patch of the series that changes it: its first row is the
+# patch that adds it, every later row a patch that grows it.  The
+# repository holds the file as the last of them leaves it; what a
+# growing patch adds to the new files it grows is stored as a unified
+# diff in patches/grow/SLUG.diff (SLUG: the patch's name without its
+# number and .patch, as patches/topics names it).  A file as patch P
+# leaves it is the repository's file with the diffs of the later growing
+# patches reverse-applied, newest first.  dev/tree.sh export writes the
+# rows and the diffs from the tree, where each patch's commit carries
+# what it adds; dev/tree.sh import and dev/series.sh read them.
+RH_GROW_DIR=patches/grow
+
+# rh_grow_diff REPO PATCH: the path of PATCH's grow diff in REPO.
+rh_grow_diff() {
+	local n=${2%.patch}
+	case "$n" in [0-9][0-9][0-9][0-9]-*) n=${n#????-} ;; esac
+	echo "$1/$RH_GROW_DIR/$n.diff"
+}
+
+# rh_diff_files DIFF: the files a unified diff changes (its +++ names).
+rh_diff_files() {
+	sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$1" | sort -u
+}
+
+# rh_new_file_stages REPO DIR: writes DIR/PATCH/PATH, the new file PATH
+# as PATCH leaves it, for every row "PATH PATCH" of REPO's
+# patches/new-files whose PATCH is in the series (the adding patch and
+# every growing one).  Checks that a file's rows follow the order of
+# patches/series, that every growing row has its hunks in the patch's
+# grow diff and every grow diff belongs to growing rows, and that the
+# diffs reverse-apply with no fuzz; dies naming the diff otherwise.
+rh_new_file_stages() {
+	local repo=$1 dir=$2 f p i d out
+	local -a series
+	local -A idx=() rows=() last=() grows=()
+	mapfile -t series < <(rh_series "$repo")
+	for i in "${!series[@]}"; do idx[${series[i]}]=$i; done
+	rm -rf "$dir"
+	mkdir -p "$dir/.cur"
+	while read -r f p; do
+		[ "$p" != "$RH_NEW_FILES_OWNER_LOCAL" ] || continue
+		[ -n "${idx[$p]:-}" ] || continue
+		if [ -n "${last[$f]:-}" ]; then
+			[ "${idx[$p]}" -gt "${last[$f]}" ] ||
+				die "patches/new-files: the rows of $f do not follow patches/series ($p)"
+			grows[$p]+=" $f"
+		else
+			[ -f "$repo/$f" ] || [ -L "$repo/$f" ] ||
+				die "patches/new-files lists $f, which is not a new file"
+			mkdir -p "$dir/.cur/$(dirname "$f")"
+			cp -P "$repo/$f" "$dir/.cur/$f"
+		fi
+		last[$f]=${idx[$p]}
+		rows[$p]+=" $f"
+	done < <(rh_new_files "$repo")
+	# every grow diff belongs to a growing patch, and has its files
+	for d in "$repo/$RH_GROW_DIR"/*.diff; do
+		[ -e "$d" ] || continue
+		p=
+		for i in "${!series[@]}"; do
+			[ "$(rh_grow_diff "$repo" "${series[i]}")" != "$d" ] || p=${series[i]}
+		done
+		[ -n "$p" ] || die "${d#$repo/}: no patch of patches/series has that name"
+		[ "$(rh_diff_files "$d" | tr '\n' ' ')" = "$(printf '%s\n' ${grows[$p]:-} | sed '/^$/d' | sort -u | tr '\n' ' ')" ] ||
+			die "${d#$repo/} changes $(rh_diff_files "$d" | tr '\n' ' '), but patches/new-files says $p grows: ${grows[$p]:-nothing}"
+	done
+	for ((i = ${#series[@]} - 1; i >= 0; i--)); do
+		p=${series[i]}
+		for f in ${rows[$p]:-}; do
+			mkdir -p "$dir/$p/$(dirname "$f")"
+			cp -P "$dir/.cur/$f" "$dir/$p/$f"
+		done
+		[ -n "${grows[$p]:-}" ] || continue
+		d=$(rh_grow_diff "$repo" "$p")
+		[ -f "$d" ] || die "patches/new-files says $p grows${grows[$p]}, but there is no ${d#$repo/}"
+		if ! out=$(cd "$dir/.cur" && patch -p1 -R -F0 -f -s --no-backup-if-mismatch \
+				-r - <"$d" 2>&1); then
+			echo "$out" | sed 's/^/    /' >&2
+			die "${d#$repo/} does not reverse-apply to the new files it grows: a change to them since it was written touches what $p adds.  Put that change into the tree on top of the commit that was exported with it (make tree on that commit, git apply, commit or rebase -i), then make export"
+		fi
+	done
+}
+
 # rh_manifest REPO: "TYPE SHA1 PATH" for everything export writes (new
-# files, patches/series, patches/new-files, patches/*.patch); TYPE is F
+# files, patches/series, patches/new-files, patches/*.patch,
+# patches/grow/*.diff); TYPE is F
 # (file), X (executable file) or L (symlink; SHA1 is then its target).
 rh_manifest() {
 	local repo=$1
 	(cd "$repo" && {
 		rh_overlay_files "$repo"
 		ls -1 patches/*.patch 2>/dev/null || true
+		ls -1 "$RH_GROW_DIR"/*.diff 2>/dev/null || true
 		for f in patches/series patches/new-files; do
 			if [ -e "$f" ]; then echo "$f"; fi
 		done

@@ -84,7 +84,7 @@ unhide_top_level() {
 }
 
 cmd_import() {
-	local base files=() series=() p f bad out gd now
+	local base files=() series=() p f bad out gd now stages
 	base=$(rh_ensure_base_git)
 
 	# Check the inputs before touching the tree.
@@ -146,12 +146,25 @@ run '$0 export${tree_arg:+ $tree_arg}' first, or import --force (the old HEAD is
 	unhide_top_level
 	tgit clean -q -f -d
 
-	# Commit 2: the new files.
+	# Commit 2: the new files, those of the series as the patch that adds
+	# them has them (patches/new-files); each patch that grows one adds
+	# the rest in its own commit.
+	stages=$(mktemp -d "${TMPDIR:-/tmp}/rdma-ha-stages.XXXXXX")
+	trap 'rm -rf "${stages:-}"' EXIT
+	rh_new_file_stages "$repo" "$stages"
+	declare -A first=() grows=()
+	while read -r f p; do
+		[ "$p" != "$RH_NEW_FILES_OWNER_LOCAL" ] && [ -d "$stages/$p" ] || continue
+		if [ -z "${first[$f]:-}" ]; then first[$f]=$p; else grows[$p]+=" $f"; fi
+	done < <(rh_new_files "$repo")
 	rh_ident_env
 	for f in "${files[@]}"; do
 		mkdir -p "$tree/$(dirname "$f")"
 		rm -f "$tree/$f"
 		cp -P --preserve=mode "$repo/$f" "$tree/$f"
+		if [ -n "${first[$f]:-}" ] && [ ! -L "$repo/$f" ]; then
+			cat "$stages/${first[$f]}/$f" >"$tree/$f"
+		fi
 	done
 	if [ ${#files[@]} -gt 0 ]; then
 		printf '%s\0' "${files[@]}" |
@@ -182,6 +195,14 @@ adds them; patches/new-files says which patch of the series adds each."
 			GIT_AUTHOR_DATE=$RH_FIXED_DATE GIT_COMMITTER_DATE=$RH_FIXED_DATE \
 				tgit commit -q --no-verify -m "${p%.patch}"
 		fi
+		# what the patch adds to the new files it grows
+		[ -n "${grows[$p]:-}" ] || continue
+		for f in ${grows[$p]}; do
+			cat "$stages/$p/$f" >"$tree/$f"
+			tgit add -f -- "$f"
+		done
+		GIT_COMMITTER_DATE=$(tgit log -1 --format=%aD) \
+			tgit commit -q --no-verify --amend --no-edit --allow-empty
 	done
 	tgit config rdma-ha.exported "$(tgit rev-parse HEAD)"
 	tgit config rdma-ha.repoState "$(rh_repo_state "$repo")"
@@ -246,7 +267,7 @@ $(tgit status --short | head -20 | sed 's/^/    /')"
 	done <"$tmp/new"
 
 	# Patches: one per commit that changes upstream files.
-	declare -A owner_auto=()
+	declare -A owner_auto=() pcommit=()
 	: >"$tmp/series"
 	while read -r c; do
 		subj=$(tgit log -1 --format=%s "$c")
@@ -273,6 +294,7 @@ $(tgit status --short | head -20 | sed 's/^/    /')"
 		[ -n "$name" ] && [ -f "$name" ] || die "git format-patch produced nothing for commit $c"
 		name=$(basename "$name")
 		echo "$name" >>"$tmp/series"
+		pcommit[$name]=$c
 		if grep -q '^GIT binary patch' "$tmp/patches/$name"; then
 			warns+=("$name holds a binary diff, which patch(1) (dev/prepare-src.sh) cannot apply")
 		fi
@@ -300,6 +322,9 @@ $(tgit status --short | head -20 | sed 's/^/    /')"
 	done <"$tmp/series"
 	while read -r mode sha f; do is_new[$f]=1; done <"$tmp/new"
 	while read -r f p; do
+		# the first row: the patch that adds it (the growing ones follow
+		# from the tree below)
+		[ -z "${owner[$f]:-}" ] || continue
 		if [ -z "${is_new[$f]:-}" ]; then
 			notes+=("patches/new-files: dropped $f (no longer exists)")
 			continue
@@ -325,6 +350,48 @@ $(tgit status --short | head -20 | sed 's/^/    /')"
 			unowned+=("$f")
 		fi
 	done <"$tmp/new"
+	# Growing new files: a new file of the series that a later patch's
+	# commit changes (compared with the commit of the patch before it)
+	# gets a row for that patch, and the change goes to the patch's grow
+	# diff.  A change made after the last patch (or between the patches)
+	# goes to the next patch that grows the file, or to the last one.
+	declare -A gdiff=()
+	local -a porder=() gl
+	local gi gj cur prev last_g blob_head
+	mapfile -t porder <"$tmp/series"
+	mkdir -p "$tmp/grow" "$tmp/stage"
+	: >"$tmp/grow-rows"
+	for f in $(for f in "${!owner[@]}"; do echo "$f"; done | sort); do
+		p=${owner[$f]}
+		[ -n "${pcommit[$p]:-}" ] || continue
+		[ "$(tgit cat-file -t "${pcommit[$p]}:$f" 2>/dev/null)" = blob ] || continue
+		[ "$(tgit ls-tree "${pcommit[$p]}" -- "$f" | cut -c1-6)" != 120000 ] || continue
+		gl=() prev=$(tgit rev-parse "${pcommit[$p]}:$f") gj=
+		for gi in "${!porder[@]}"; do
+			[ "${porder[gi]}" = "$p" ] && { gj=$gi; continue; }
+			[ -n "$gj" ] || continue
+			cur=$(tgit rev-parse -q --verify "${pcommit[${porder[gi]}]}:$f" || true)
+			[ -n "$cur" ] || { errs+=("$f: deleted by ${porder[gi]}, after $p added it"); break; }
+			[ "$cur" = "$prev" ] || gl+=("$gi:$cur")
+			prev=$cur
+		done
+		blob_head=$(tgit rev-parse "HEAD:$f")
+		[ ${#gl[@]} -gt 0 ] || continue
+		# the last stage is the file as the repository keeps it
+		last_g=${gl[-1]}
+		gl[-1]=${last_g%%:*}:$blob_head
+		prev=$(tgit rev-parse "${pcommit[$p]}:$f")
+		for cur in "${gl[@]}"; do
+			gi=${cur%%:*} cur=${cur#*:}
+			tgit cat-file blob "$prev" >"$tmp/stage/a"
+			tgit cat-file blob "$cur" >"$tmp/stage/b"
+			diff -u --label "a/$f" --label "b/$f" "$tmp/stage/a" "$tmp/stage/b" \
+				>>"$tmp/grow/${porder[gi]}" || true
+			echo "$f ${porder[gi]}" >>"$tmp/grow-rows"
+			prev=$cur
+		done
+	done
+	[ ${#errs[@]} -eq 0 ] || { printf 'error: %s\n' "${errs[@]}" >&2; die "nothing exported"; }
 	{
 		if [ -f "$repo/patches/new-files" ]; then
 			awk '/^#/{print; next} {exit}' "$repo/patches/new-files"
@@ -337,7 +404,8 @@ $(tgit status --short | head -20 | sed 's/^/    /')"
 			awk '{print NR, $1}' "$tmp/series"
 			echo "999999 $RH_NEW_FILES_OWNER_LOCAL"
 		} >"$tmp/order"
-		for f in "${!owner[@]}"; do echo "$f ${owner[$f]}"; done |
+		{ for f in "${!owner[@]}"; do echo "$f ${owner[$f]}"; done
+		  cat "$tmp/grow-rows"; } |
 			awk 'NR==FNR{o[$2]=$1; next} {k=($2 in o) ? o[$2] : 999998; print k, $0}' \
 				"$tmp/order" - | sort -k1,1n -k2,2 | cut -d' ' -f2-
 	} >"$tmp/new-files"
@@ -391,6 +459,24 @@ $(tgit status --short | head -20 | sed 's/^/    /')"
 		cat "$tmp/series"
 	} >"$tmp/series.full"
 	cmp -s "$tmp/series.full" "$repo/patches/series" || cp "$tmp/series.full" "$repo/patches/series"
+	# grow diffs: one per growing patch, named by its slug
+	for f in "$repo/$RH_GROW_DIR"/*.diff; do
+		[ -e "$f" ] || continue
+		p=$(basename "$f" .diff)
+		[ -f "$tmp/grow/$(grep -m1 -- "^[0-9]\{4\}-$p\.patch\$" "$tmp/series" || echo none)" ] ||
+			rm -f "$f"
+	done
+	for p in $(ls "$tmp/grow"); do
+		f=$(rh_grow_diff "$repo" "$p")
+		mkdir -p "$(dirname "$f")"
+		{
+			echo "# What $(basename "$f" .diff) adds to the new files it grows"
+			echo "# (patches/new-files): written by dev/tree.sh export, never by hand."
+			cat "$tmp/grow/$p"
+		} >"$tmp/grow.diff"
+		cmp -s "$tmp/grow.diff" "$f" || cp "$tmp/grow.diff" "$f"
+	done
+	rmdir "$repo/$RH_GROW_DIR" 2>/dev/null || true
 	cmp -s "$tmp/new-files" "$repo/patches/new-files" || cp "$tmp/new-files" "$repo/patches/new-files"
 
 	# What the repository now lists must be what was exported.

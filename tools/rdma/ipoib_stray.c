@@ -35,6 +35,14 @@
  *	of the live connection were answered (with the reply IPoIB sends),
  *	1 when not, 3 when the connection was refused (prints "refused
  *	reason R"), 2 on other errors.
+ *   ipoib_stray imm GID UDQPN ETHERTYPE COUNT
+ *	an RC peer that follows RFC 4755 alone and sends its data with
+ *	immediate data, in user space: an RC QP connected through the CM
+ *	to the IPoIB interface as for ka-peer, which sends COUNT IPoIB
+ *	frames of EtherType ETHERTYPE (hex; 64 octets, the 4-octet IPoIB
+ *	header included) as SEND_WITH_IMM messages, then a zero-length
+ *	SEND_WITH_IMM whose immediate data is not the keepalive probe's,
+ *	then disconnects.  Exits 0 when every send completed successfully.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -654,6 +662,110 @@ static int ka_peer(const char *gid, uint32_t udqpn, uint32_t qkey)
 	return ret;
 }
 
+static int imm_send(const char *gid, uint32_t udqpn, uint16_t type,
+		    int count)
+{
+	static unsigned char buf[MSG_LEN];
+	unsigned char pdata[8] = { 0 };
+	struct sockaddr_ib dst = {
+		.sib_family = AF_IB,
+		.sib_pkey = htons(0xffff),
+		.sib_sid = htobe64(IPOIB_CM_IETF_ID | udqpn),
+		.sib_sid_mask = htobe64(~0ULL),
+	};
+	struct rdma_addrinfo rai = {
+		.ai_family = AF_IB, .ai_qp_type = IBV_QPT_RC,
+		.ai_port_space = RDMA_PS_IB,
+		.ai_dst_addr = (struct sockaddr *)&dst,
+		.ai_dst_len = sizeof(dst),
+	};
+	struct ibv_qp_init_attr rc_init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_conn_param param = {
+		.private_data = pdata, .private_data_len = sizeof(pdata),
+	};
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	struct rdma_cm_id *id;
+	int i, ok = 0;
+
+	if (inet_pton(AF_INET6, gid, &dst.sib_addr) != 1) {
+		fprintf(stderr, "ipoib_stray: bad GID %s\n", gid);
+		return 2;
+	}
+	if (rdma_create_ep(&id, &rai, NULL, NULL))
+		die("rdma_create_ep (address and route of the peer)");
+	pd = ibv_alloc_pd(id->verbs);
+	cq = ibv_create_cq(id->verbs, 4, NULL, NULL, 0);
+	if (!pd || !cq)
+		die("pd/cq");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	rc_init.send_cq = cq;
+	rc_init.recv_cq = cq;
+	if (rdma_create_qp(id, pd, &rc_init))
+		die("rdma_create_qp RC");
+	/* RFC 4755 private data: a UD QPN (none here), the receive MTU */
+	put32(pdata, 0xffffff);
+	put32(pdata + 4, 65536);
+	if (rdma_connect(id, &param)) {
+		if (errno == ECONNREFUSED && id->event) {
+			printf("refused reason %d\n", id->event->status);
+			return 3;
+		}
+		die("rdma_connect");
+	}
+	printf("connected rc-qpn 0x%x\n", id->qp->qp_num);
+	fflush(stdout);
+
+	/* an IPoIB frame: EtherType, 2 reserved octets, then the payload */
+	memset(buf, 0x5a, sizeof(buf));
+	buf[0] = type >> 8;
+	buf[1] = type & 0xff;
+	buf[2] = buf[3] = 0;
+	for (i = 0; i <= count; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)buf,
+			.length = i < count ? MSG_LEN : 0,
+			.lkey = mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = sge.length != 0,
+			.opcode = IBV_WR_SEND_WITH_IMM,
+			.send_flags = IBV_SEND_SIGNALED,
+			.imm_data = htonl(i < count ? 0x12345678 + i : 0x4b410002),
+		}, *bad;
+		struct ibv_wc wc;
+		uint64_t end = now_ms() + 5000;
+		int n;
+
+		if (ibv_post_send(id->qp, &wr, &bad))
+			die("ibv_post_send");
+		while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && now_ms() < end)
+			usleep(1000);
+		if (n <= 0 || wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "ipoib_stray: send %d: %s\n", i,
+				n > 0 ? ibv_wc_status_str(wc.status) :
+					"no completion");
+			break;
+		}
+		ok++;
+	}
+	printf("sent %d of %d\n", ok, count + 1);
+	rdma_disconnect(id);
+	rdma_destroy_qp(id);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	rdma_destroy_ep(id);
+	return ok == count + 1 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "uc"))
@@ -669,6 +781,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "ka-peer"))
 		return ka_peer(argv[2], strtoul(argv[3], NULL, 0),
 			       strtoul(argv[4], NULL, 0));
+	if (argc == 6 && !strcmp(argv[1], "imm"))
+		return imm_send(argv[2], strtoul(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 16), atoi(argv[5]));
 	if (argc == 5 && !strcmp(argv[1], "recv"))
 		return packet_recv(argv[2], strtoul(argv[3], NULL, 16),
 				   atoi(argv[4]));
@@ -676,6 +791,7 @@ int main(int argc, char **argv)
 		"       ipoib_stray ud DEVICE DLID DQPN QKEY COUNT\n"
 		"       ipoib_stray send IFACE HWADDR ETHERTYPE COUNT\n"
 		"       ipoib_stray recv IFACE ETHERTYPE TIMEOUT_S\n"
-		"       ipoib_stray ka-peer GID UDQPN QKEY\n");
+		"       ipoib_stray ka-peer GID UDQPN QKEY\n"
+		"       ipoib_stray imm GID UDQPN ETHERTYPE COUNT\n");
 	return 2;
 }

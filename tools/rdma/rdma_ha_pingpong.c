@@ -1106,6 +1106,58 @@ static void pp_timeout(struct pp_app *app, uint64_t now, struct timespec *ts)
 	ts->tv_nsec = wait % NSEC_PER_SEC;
 }
 
+/*
+ * SIGUSR1: the next HA mode (in the order of pp_ha_names, after the one in
+ * use), set with rdma_set_option() on every live ID of the program, the
+ * listener included, and on the IDs it creates from then on.  A refusal
+ * is logged and ends nothing: the kernel refuses (EBUSY) an ID that is
+ * disconnecting or going away.
+ */
+static void pp_next_ha_mode(struct pp_app *app)
+{
+	unsigned int i, val;
+	int rc, err;
+
+	app->o.ha_mode = (app->o.ha_mode + 1) % (int)ARRAY_SIZE(pp_ha_names);
+	val = app->o.ha_mode;
+	for (i = 0; i <= PP_MAX_CONNS; i++) {
+		struct rdma_cm_id *id;
+		unsigned int num = 0;
+		uint8_t v = val;
+
+		if (i == PP_MAX_CONNS) {
+			id = app->listen_id;
+		} else {
+			if (!app->conns[i] || app->conns[i]->dead)
+				continue;
+			id = app->conns[i]->id;
+			num = app->conns[i]->num;
+		}
+		if (!id)
+			continue;
+		rc = rdma_set_option(id, RDMA_OPTION_ID,
+				     RDMA_OPTION_ID_HA_MODE, &v, sizeof(v));
+		err = rc ? errno : 0;
+		pp_log(app, "ha_mode change=%s rc=%d errno=%d id=%u",
+		       pp_ha_names[val], rc ? -1 : 0, err, num);
+	}
+}
+
+/* A signal: SIGUSR1 changes the HA mode, the others end the run. */
+static bool pp_signal(struct pp_app *app)
+{
+	struct signalfd_siginfo si;
+
+	if (read(app->sig_fd, &si, sizeof(si)) == sizeof(si) &&
+	    si.ssi_signo == SIGUSR1) {
+		pp_next_ha_mode(app);
+		return false;
+	}
+	pp_finish(app, app->o.server ? pp_server_verdict(app) :
+		  pp_client_verdict(app));
+	return true;
+}
+
 static void pp_run(struct pp_app *app)
 {
 	struct pollfd fds[2 + PP_MAX_CONNS];
@@ -1133,11 +1185,8 @@ static void pp_run(struct pp_app *app)
 			pp_finish(app, PP_EXIT_SETUP);
 			break;
 		}
-		if (ret > 0 && fds[1].revents) {
-			pp_finish(app, app->o.server ? pp_server_verdict(app) :
-				  pp_client_verdict(app));
+		if (ret > 0 && fds[1].revents && pp_signal(app))
 			break;
-		}
 		if (ret > 0 && fds[0].revents)
 			pp_drain_cm(app);
 		for (i = 2; ret > 0 && i < n; i++)
@@ -1202,7 +1251,8 @@ static const char pp_usage_text[] =
 	"      --ha-mode MODE     notify|ignore|align|fail-fast|migrate|report or a\n"
 	"                         number;\n"
 	"                         set with rdma_set_option() on each id;\n"
-	"                         default: set nothing (the kernel's default)\n"
+	"                         default: set nothing (the kernel's default);\n"
+	"                         SIGUSR1 sets the next mode on every live id\n"
 	"      --count N          server: exit after N connections were handled\n"
 	"      --retry-count N    client: RC retry count, 0-7 (default 7; rxe\n"
 	"                         retries forever on 7, like \"infinite\")\n"
@@ -1391,10 +1441,11 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	app.role = app.o.server ? "server" : "client";
-	/* SIGINT/SIGTERM arrive through a signalfd polled with the rest */
+	/* SIGINT/SIGTERM/SIGUSR1 arrive through a signalfd polled with the rest */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &sigs, NULL)) {
 		perror("rdma_ha_pingpong: sigprocmask");
 		return PP_EXIT_SETUP;

@@ -11,8 +11,10 @@
  * these files in rdma_cm's debugfs directory hand a fail-nth to the next
  * action of a kind instead:
  *
- *   ha_work_fail_nth       the next HA work item to start
+ *   ha_work_fail_nth       the next per-ID HA work item, or destruction of
+ *                          failed per-device listeners, to start
  *   ha_relisten_fail_nth   the next relisten of a bound listener
+ *   ha_port_work_fail_nth  the next run of a device's port work
  *
  * Writing N (> 0) arms the file. The next action of that kind takes N as
  * its task's fail-nth, so that every allocation of its whole call tree
@@ -22,10 +24,24 @@
  * was failed, more when the action made fewer than N allocations, -1
  * while no action has taken the value last written or it still runs.
  * Writing 0 disarms it.
+ *
+ * Races between the HA work and what the consumer or the device does
+ * meanwhile (destroying the ID, removing the device, changing the mode)
+ * have a window of microseconds. A test opens it on purpose with
+ *
+ *   ha_work_delay_ms       the next per-ID HA work item sleeps that long
+ *                          before it takes the ID's handler_mutex
+ *
+ * The HA workqueue is ordered, so the work items queued behind the one
+ * that sleeps stay queued as long. Reading the file gives the delay still
+ * armed, -1 while a work item sleeps it, 0 once it woke (or when none is
+ * armed). Writing 0 disarms it.
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/sched.h>
+#include <kunit/visibility.h>
 
 #include <rdma/rdma_cm.h>
 
@@ -42,6 +58,12 @@ static struct cma_ha_fault_point cma_ha_fault_points[CMA_HA_FAULT_NR] = {
 		.left = ATOMIC_INIT(-1),
 	},
 };
+
+/* ms for the next HA work item to sleep, -1 while one sleeps, 0 if none */
+static atomic_t cma_ha_work_delay = ATOMIC_INIT(0);
+
+/* Longest delay a test may ask for: an HA work item sleeps in a kworker */
+#define CMA_HA_WORK_DELAY_MAX_MS	60000
 
 static struct dentry *cma_ha_debugfs;
 
@@ -63,6 +85,7 @@ void cma_ha_fault_begin(enum cma_ha_fault_site site, struct cma_ha_fault *fault)
 	fault->saved = READ_ONCE(current->fail_nth);
 	WRITE_ONCE(current->fail_nth, nth);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_begin);
 
 /**
  * cma_ha_fault_end() - Record what an HA action left of its fail-nth
@@ -79,12 +102,97 @@ void cma_ha_fault_end(enum cma_ha_fault_site site, struct cma_ha_fault *fault)
 		   READ_ONCE(current->fail_nth));
 	WRITE_ONCE(current->fail_nth, fault->saved);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_end);
+
+/**
+ * cma_ha_fault_arm() - Arm a fail-nth fault point
+ * @site: The kind of action.
+ * @nth: The fail-nth its next action takes, 0 to disarm.
+ *
+ * What the last action left is forgotten (-1 until the next one ends).
+ *
+ * Return: 0, or -EINVAL if @nth is more than a fail-nth can be.
+ */
+VISIBLE_IF_KUNIT int cma_ha_fault_arm(enum cma_ha_fault_site site, u64 nth)
+{
+	struct cma_ha_fault_point *point = &cma_ha_fault_points[site];
+
+	if (nth > INT_MAX)
+		return -EINVAL;
+	atomic_set(&point->armed, 0);
+	atomic_set(&point->left, -1);
+	atomic_set(&point->armed, nth);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_arm);
+
+/**
+ * cma_ha_fault_left() - What the last action of a kind left of its fail-nth
+ * @site: The kind of action.
+ *
+ * Return: the task's fail-nth when the action ended (0: its Nth
+ * allocation was failed), -1 if no action has ended since the point was
+ * armed.
+ */
+VISIBLE_IF_KUNIT int cma_ha_fault_left(enum cma_ha_fault_site site)
+{
+	return atomic_read(&cma_ha_fault_points[site].left);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_left);
+
+/**
+ * cma_ha_fault_delay() - Hold an HA work item as ha_work_delay_ms asks
+ *
+ * Takes the armed delay, if any, and sleeps it; the next work item finds
+ * none.
+ *
+ * Context: Process context, no lock held: the caller sleeps.
+ */
+void cma_ha_fault_delay(void)
+{
+	int ms = atomic_read(&cma_ha_work_delay);
+
+	do {
+		if (ms <= 0)
+			return;
+	} while (!atomic_try_cmpxchg(&cma_ha_work_delay, &ms, -1));
+	msleep(ms);
+	/* Unless the file was written meanwhile */
+	atomic_cmpxchg(&cma_ha_work_delay, -1, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_delay);
+
+/**
+ * cma_ha_fault_set_delay() - Arm or disarm ha_work_delay_ms
+ * @ms: How long the next HA work item sleeps, 0 to disarm.
+ *
+ * Return: 0, or -EINVAL if @ms is more than CMA_HA_WORK_DELAY_MAX_MS.
+ */
+VISIBLE_IF_KUNIT int cma_ha_fault_set_delay(u64 ms)
+{
+	if (ms > CMA_HA_WORK_DELAY_MAX_MS)
+		return -EINVAL;
+	atomic_set(&cma_ha_work_delay, ms);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_set_delay);
+
+/**
+ * cma_ha_fault_get_delay() - What ha_work_delay_ms reads
+ *
+ * Return: the delay still armed, -1 while a work item sleeps it, else 0.
+ */
+VISIBLE_IF_KUNIT int cma_ha_fault_get_delay(void)
+{
+	return atomic_read(&cma_ha_work_delay);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_get_delay);
 
 static int cma_ha_fault_get(void *data, u64 *val)
 {
 	struct cma_ha_fault_point *point = data;
 
-	*val = (s64)atomic_read(&point->left);
+	*val = (s64)cma_ha_fault_left(point - cma_ha_fault_points);
 	return 0;
 }
 
@@ -92,16 +200,25 @@ static int cma_ha_fault_set(void *data, u64 val)
 {
 	struct cma_ha_fault_point *point = data;
 
-	if (val > INT_MAX)
-		return -EINVAL;
-	atomic_set(&point->armed, 0);
-	atomic_set(&point->left, -1);
-	atomic_set(&point->armed, val);
-	return 0;
+	return cma_ha_fault_arm(point - cma_ha_fault_points, val);
 }
 
 DEFINE_DEBUGFS_ATTRIBUTE(cma_ha_fault_fops, cma_ha_fault_get,
 			 cma_ha_fault_set, "%lld\n");
+
+static int cma_ha_delay_get(void *data, u64 *val)
+{
+	*val = (s64)cma_ha_fault_get_delay();
+	return 0;
+}
+
+static int cma_ha_delay_set(void *data, u64 val)
+{
+	return cma_ha_fault_set_delay(val);
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(cma_ha_delay_fops, cma_ha_delay_get,
+			 cma_ha_delay_set, "%lld\n");
 
 void cma_ha_fault_init(void)
 {
@@ -113,6 +230,12 @@ void cma_ha_fault_init(void)
 				   cma_ha_debugfs,
 				   &cma_ha_fault_points[CMA_HA_FAULT_RELISTEN],
 				   &cma_ha_fault_fops);
+	debugfs_create_file_unsafe("ha_port_work_fail_nth", 0600,
+				   cma_ha_debugfs,
+				   &cma_ha_fault_points[CMA_HA_FAULT_PORT_WORK],
+				   &cma_ha_fault_fops);
+	debugfs_create_file_unsafe("ha_work_delay_ms", 0600, cma_ha_debugfs,
+				   NULL, &cma_ha_delay_fops);
 }
 
 void cma_ha_fault_exit(void)

@@ -15,6 +15,9 @@
  *           MigReq = 1 arrives on the alternate path (responder: the peer
  *           migrated); either raises IB_EVENT_PATH_MIG.
  *
+ * A path is a port of the device and an address vector from it: the
+ * alternate path may leave from the other port of a two-port device, so
+ * that a QP survives the loss of its port's link as on a dual-port HCA.
  * Migration makes the alternate path (address vector, port, P_Key index,
  * local ACK timeout) the primary one and leaves the QP MIGRATED; the
  * consumer loads a new alternate path and rearms.  The consumer can force
@@ -106,9 +109,14 @@ int rxe_apm_chk_attr(struct rxe_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (new_alt) {
 		if (qp_type(qp) != IB_QPT_RC && qp_type(qp) != IB_QPT_UC)
 			return -EINVAL;
-		if (attr->alt_pkey_index >= rxe->port.attr.pkey_tbl_len)
+		if (attr->alt_pkey_index >=
+		    rxe_port(rxe, RXE_PORT)->attr.pkey_tbl_len)
 			return -EINVAL;
 		if (rxe_ib_lid_is_mcast(rdma_ah_get_dlid(&attr->alt_ah_attr)))
+			return -EINVAL;
+		/* the alternate path leaves from the alternate port */
+		if (rdma_ah_get_port_num(&attr->alt_ah_attr) !=
+		    attr->alt_port_num)
 			return -EINVAL;
 		/* IBA 17.2.8: no new alternate path under an armed QP
 		 * unless the same call migrates it
@@ -283,12 +291,18 @@ int rxe_apm_rcv(struct rxe_qp *qp, bool mig_req, bool on_pri, bool on_alt)
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_apm_rcv);
 
-/* Did the packet of @lrh come from the far end of the alternate path? */
-static bool rxe_apm_on_alt(const struct rxe_ib_lrh *lrh, struct rxe_av *av)
+/*
+ * Did the packet of @lrh, received on port @port_num, come from the far
+ * end of the alternate path @av of port @alt_port?
+ */
+static bool rxe_apm_on_alt(const struct rxe_ib_lrh *lrh, u32 port_num,
+			   struct rxe_av *av, u32 alt_port)
 {
 	const struct ib_grh *grh = (const struct ib_grh *)(lrh + 1);
 	struct rxe_ib_av *iav = rxe_ib_av(av);
 
+	if (port_num != alt_port)
+		return false;
 	if (!iav->dlid || be16_to_cpu(lrh->slid) != iav->dlid)
 		return false;
 
@@ -306,8 +320,9 @@ static bool rxe_apm_on_alt(const struct rxe_ib_lrh *lrh, struct rxe_av *av)
  * @pkt: the received packet, network header at the LRH
  * @qp: its QP, on a soft InfiniBand device
  *
- * A packet must come on the QP's primary path (rxe_ib_check_addr()), or on
- * its alternate path when the peer migrated.  The QP may migrate here.
+ * A packet must come on the QP's primary path (its port, and
+ * rxe_ib_check_addr()), or on its alternate path when the peer migrated.
+ * The QP may migrate here.
  *
  * Context: softirq.
  * Return: 0 when the packet is accepted, -EINVAL when it is dropped
@@ -316,12 +331,14 @@ int rxe_apm_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp)
 {
 	struct sk_buff *skb = PKT_TO_SKB(pkt);
 	const struct rxe_ib_lrh *lrh;
-	bool on_alt = false;
+	bool on_pri, on_alt = false;
 
 	lrh = (const struct rxe_ib_lrh *)skb_network_header(skb);
 	if (READ_ONCE(qp->attr.path_mig_state) != IB_MIG_MIGRATED)
-		on_alt = rxe_apm_on_alt(lrh, &qp->alt_av);
+		on_alt = rxe_apm_on_alt(lrh, pkt->port_num, &qp->alt_av,
+					READ_ONCE(qp->attr.alt_port_num));
+	on_pri = pkt->port_num == READ_ONCE(qp->attr.port_num) &&
+		 !rxe_ib_check_addr(pkt, qp);
 
-	return rxe_apm_rcv(qp, bth_mig(pkt), !rxe_ib_check_addr(pkt, qp),
-			   on_alt);
+	return rxe_apm_rcv(qp, bth_mig(pkt), on_pri, on_alt);
 }

@@ -2,10 +2,12 @@
 /*
  * Soft InfiniBand: the InfiniBand link layer mode of rxe, a test device.
  *
- * The port presents an InfiniBand link layer (LID, SM LID, P_Key table,
+ * Each port presents an InfiniBand link layer (LID, SM LID, P_Key table,
  * GID 0 = fe80::/64 + port GUID) and the packets are native IB packets
  * (LRH, optional GRH, BTH, ...) carried in Ethernet frames of EtherType
- * 0x88B5.  See Documentation/infiniband/soft_ib.rst.
+ * 0x88B5 on the port's own netdevice.  A device has one port, or two
+ * (sib_ports=2), the second given its netdevice by a second "rdma link
+ * add" of the same device name.  See Documentation/infiniband/soft_ib.rst.
  */
 
 #include <linux/debugfs.h>
@@ -49,7 +51,7 @@ u16 rxe_ib_lid_from_guid(__be64 guid)
 }
 
 /* record @mac for @lid, replacing the MAC address the LID had */
-static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
+static void rxe_ib_neigh_learn(struct rxe_ib_port *ib, u16 lid, const u8 *mac)
 {
 	struct rxe_ib_neigh *n, *old;
 	unsigned long index;
@@ -87,35 +89,38 @@ static void rxe_ib_neigh_learn(struct rxe_ib *ib, u16 lid, const u8 *mac)
 }
 
 /**
- * rxe_ib_lid_to_gid() - the port GID of a peer the port has learned
+ * rxe_ib_lid_to_gid() - the port GID of a peer a port has learned
  * @rxe: the device
+ * @port_num: the port
  * @lid: the peer's LID
  * @gid: the peer's GID 0: the subnet prefix and the EUI-64 of its MAC
  *	address, which is how a sib port makes its GUID
  *
  * Return: true when @lid is a learned peer
  */
-bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
+bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u32 port_num, u16 lid,
+		       union ib_gid *gid)
 {
 	struct rxe_ib_neigh *n;
 	u8 mac[ETH_ALEN];
 
 	rcu_read_lock();
-	n = xa_load(&rxe->ib->neigh, lid);
+	n = xa_load(&rxe_ib_port(rxe, port_num)->neigh, lid);
 	if (n)
 		ether_addr_copy(mac, n->mac);
 	rcu_read_unlock();
 	if (!n)
 		return false;
 
-	gid->global.subnet_prefix = rxe->port.subnet_prefix;
+	gid->global.subnet_prefix = rxe_port(rxe, port_num)->subnet_prefix;
 	addrconf_addr_eui48((u8 *)&gid->global.interface_id, mac);
 	return true;
 }
 
 /**
- * rxe_ib_gid_to_lid() - the LID of a peer the port has learned, by its GID
+ * rxe_ib_gid_to_lid() - the LID of a peer a port has learned, by its GID
  * @rxe: the device
+ * @port_num: the port
  * @gid: the peer's GID 0
  * @lid: its LID, when found
  *
@@ -125,8 +130,8 @@ bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid)
  *
  * Return: true when a frame from the MAC address behind @gid taught its LID
  */
-bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
-		       u16 *lid)
+bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, u32 port_num,
+		       const union ib_gid *gid, u16 *lid)
 {
 	const u8 *eui = (const u8 *)&gid->global.interface_id;
 	struct rxe_ib_neigh *n;
@@ -144,7 +149,7 @@ bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
 	mac[5] = eui[7];
 
 	rcu_read_lock();
-	xa_for_each(&rxe->ib->neigh, index, n) {
+	xa_for_each(&rxe_ib_port(rxe, port_num)->neigh, index, n) {
 		if (ether_addr_equal(n->mac, mac)) {
 			*lid = index;
 			found = true;
@@ -172,9 +177,11 @@ bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
  * new LID from the frames that carry it.
  * Context: softirq.
  */
-static void rxe_ib_lid_collision(struct rxe_dev *rxe, const u8 *mac)
+static void rxe_ib_lid_collision(struct rxe_dev *rxe, u32 port_num,
+				 const u8 *mac)
 {
-	struct rxe_ib *ib = rxe->ib;
+	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
+	struct rxe_port *port = rxe_port(rxe, port_num);
 	struct ib_event ev;
 	u16 old, lid;
 
@@ -191,16 +198,16 @@ static void rxe_ib_lid_collision(struct rxe_dev *rxe, const u8 *mac)
 		lid = (lid - 1 + RXE_IB_LID_STEP) % RXE_IB_LID_UCAST_MAX + 1;
 	} while (lid != old && xa_load(&ib->neigh, lid));
 	WRITE_ONCE(ib->lid, lid);
-	rxe->port.attr.lid = lid;
+	port->attr.lid = lid;
 	/* with no subnet manager the port is its own SM (rxe_sa.c) */
-	if (rxe->port.attr.sm_lid == old)
-		WRITE_ONCE(rxe->port.attr.sm_lid, lid);
+	if (port->attr.sm_lid == old)
+		WRITE_ONCE(port->attr.sm_lid, lid);
 	spin_unlock(&ib->lid_lock);
 
 	rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM: moved to LID 0x%x\n",
 		    old, ib->ndev->name, mac, lid);
 	ev.device = &rxe->ib_dev;
-	ev.element.port_num = RXE_PORT;
+	ev.element.port_num = port_num;
 	ev.event = IB_EVENT_LID_CHANGE;
 	ib_dispatch_event(&ev);
 }
@@ -223,7 +230,7 @@ static bool rxe_ib_icrc_ok(struct sk_buff *skb, struct rxe_pkt_info *pkt)
  * what a frame from @dlid showed, never a guess from a GID (the peer's MAC
  * may have changed since its GUID was made, and a GID may come from anyone).
  */
-static void rxe_ib_dmac(struct rxe_ib *ib, u16 dlid, u8 *dmac)
+static void rxe_ib_dmac(struct rxe_ib_port *ib, u16 dlid, u8 *dmac)
 {
 	struct rxe_ib_neigh *n;
 
@@ -246,17 +253,20 @@ static int rxe_ib_query_port(struct ib_device *ibdev, u32 port_num,
 			     struct ib_port_attr *attr)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
-	struct net_device *ndev = rxe->ib->ndev;
+	struct net_device *ndev;
 
-	if (port_num != RXE_PORT)
+	if (!rdma_is_port_valid(ibdev, port_num))
 		return -EINVAL;
 
-	memcpy(attr, &rxe->port.attr, sizeof(*attr));
+	memcpy(attr, &rxe_port(rxe, port_num)->attr, sizeof(*attr));
 
-	/* INIT and ARMED: the link is up, the SM has not activated it yet */
+	/* INIT and ARMED: the link is up, the SM has not activated it yet;
+	 * a port with no netdevice yet is a port with no cable
+	 */
+	ndev = READ_ONCE(rxe_ib_port(rxe, port_num)->ndev);
 	if (attr->state >= IB_PORT_INIT)
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	else if (dev_get_flags(ndev) & IFF_UP)
+	else if (ndev && (dev_get_flags(ndev) & IFF_UP))
 		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
 	else
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
@@ -268,12 +278,14 @@ static int rxe_ib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 			    union ib_gid *gid)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
+	struct rxe_port *port;
 
-	if (port_num != RXE_PORT || index != 0)
+	if (!rdma_is_port_valid(ibdev, port_num) || index != 0)
 		return -EINVAL;
 
-	gid->global.subnet_prefix = rxe->port.subnet_prefix;
-	gid->global.interface_id = rxe->port.port_guid;
+	port = rxe_port(rxe, port_num);
+	gid->global.subnet_prefix = port->subnet_prefix;
+	gid->global.interface_id = port->port_guid;
 	return 0;
 }
 
@@ -287,13 +299,15 @@ static int rxe_ib_port_immutable(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_immutable *immutable)
 {
 	struct rxe_dev *rxe = to_rdev(ibdev);
+	struct rxe_port *port;
 
-	if (port_num != RXE_PORT)
+	if (!rdma_is_port_valid(ibdev, port_num))
 		return -EINVAL;
 
+	port = rxe_port(rxe, port_num);
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
-	immutable->pkey_tbl_len = rxe->port.attr.pkey_tbl_len;
-	immutable->gid_tbl_len = rxe->port.attr.gid_tbl_len;
+	immutable->pkey_tbl_len = port->attr.pkey_tbl_len;
+	immutable->gid_tbl_len = port->attr.gid_tbl_len;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
@@ -311,44 +325,100 @@ void rxe_ib_set_device_ops(struct rxe_dev *rxe)
 	ib_set_device_ops(&rxe->ib_dev, &rxe_ib_dev_ops);
 }
 
+/*
+ * sib_ports=2: soft IB devices created from then on have two ports.  The
+ * first is on the netdevice "rdma link add" names; the second is DOWN,
+ * with no netdevice and no GUID, until a second "rdma link add" of the
+ * same device name gives it one (rxe_ib_newlink()), as a cable plugged
+ * into the second port of an HCA.
+ */
+static uint sib_ports = 1;
+module_param(sib_ports, uint, 0644);
+MODULE_PARM_DESC(sib_ports,
+		 "ports of the soft InfiniBand devices created from now on, 1 (default) or 2; ports beyond the first get their netdevice from another rdma link add of the device");
+
+/* the largest IB MTU @ndev_mtu carries, as rxe_set_mtu() has it */
+static void rxe_ib_set_mtu(struct rxe_dev *rxe, u32 port_num,
+			   unsigned int ndev_mtu)
+{
+	struct rxe_port *port = rxe_port(rxe, port_num);
+	enum ib_mtu mtu = eth_mtu_int_to_enum(ndev_mtu);
+
+	mtu = mtu ? min_t(enum ib_mtu, mtu, IB_MTU_4096) : IB_MTU_256;
+	port->attr.active_mtu = mtu;
+	port->mtu_cap = ib_mtu_enum_to_int(mtu);
+}
+
+/*
+ * Give port @port_num of @rxe its netdevice @ndev: the port GUID is the
+ * EUI-64 of its MAC address, the LID derived from that, and the port is
+ * its own SM until a subnet manager says otherwise.  @ndev is published
+ * last: the packet path finds a port with a netdevice complete.
+ */
+static void rxe_ib_port_set_ndev(struct rxe_dev *rxe, u32 port_num,
+				 struct net_device *ndev)
+{
+	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
+	struct rxe_port *port = rxe_port(rxe, port_num);
+	unsigned long flags;
+
+	addrconf_addr_eui48((u8 *)&port->port_guid, ndev->dev_addr);
+	spin_lock_irqsave(&ib->lid_lock, flags);
+	WRITE_ONCE(ib->lid, rxe_ib_lid_from_guid(port->port_guid));
+	port->attr.lid = ib->lid;
+	WRITE_ONCE(port->attr.sm_lid, ib->lid);
+	spin_unlock_irqrestore(&ib->lid_lock, flags);
+	rxe_ib_set_mtu(rxe, port_num, READ_ONCE(ndev->mtu));
+	netdev_hold(ndev, &ib->ndev_tracker, GFP_KERNEL);
+	/* pairs with the address dependency of the READ_ONCE() of the packet
+	 * path: who finds the netdevice finds the port's GUID and LID
+	 */
+	smp_store_release(&ib->ndev, ndev);
+}
+
 /**
  * rxe_ib_init() - switch a new rxe device to the InfiniBand link layer
  * @rxe: the device, initialised by rxe_init() and not registered yet
- * @ndev: the underlying netdevice
+ * @ndev: the underlying netdevice of its first port
+ *
+ * The device gets sib_ports ports, at most RXE_MAX_PORTS; the ports after
+ * the first have no netdevice yet.
  *
  * Return: 0 or -ENOMEM
  */
 int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 {
-	struct ib_port_attr *attr = &rxe->port.attr;
 	struct rxe_ib *ib;
+	u32 n;
 
 	ib = kzalloc(sizeof(*ib), GFP_KERNEL);
 	if (!ib)
 		return -ENOMEM;
 
-	xa_init_flags(&ib->neigh, XA_FLAGS_LOCK_BH);
-	spin_lock_init(&ib->lid_lock);
-	ib->lid = rxe_ib_lid_from_guid(rxe->port.port_guid);
-	ib->ndev = ndev;
-	netdev_hold(ndev, &ib->ndev_tracker, GFP_KERNEL);
+	ib->num_ports = clamp_t(uint, READ_ONCE(sib_ports), 1,
+				min(RXE_MAX_PORTS, RXE_IB_MAX_PORTS));
+	rxe->ib = ib;
 
-	attr->lid = ib->lid;
-	attr->sm_lid = ib->lid;
-	attr->sm_sl = RXE_IB_DEFAULT_SL;
-	attr->lmc = RXE_IB_LMC;
-	attr->gid_tbl_len = 1;
-	attr->pkey_tbl_len = 1;
-	attr->port_cap_flags = IB_PORT_CM_SUP;
-	attr->active_width = IB_WIDTH_4X;
-	attr->active_speed = IB_SPEED_SDR;
-	attr->subnet_timeout = 18;
+	for (n = 1; n <= ib->num_ports; n++) {
+		struct ib_port_attr *attr = &rxe_port(rxe, n)->attr;
+
+		xa_init_flags(&rxe_ib_port(rxe, n)->neigh, XA_FLAGS_LOCK_BH);
+		spin_lock_init(&rxe_ib_port(rxe, n)->lid_lock);
+		attr->sm_sl = RXE_IB_DEFAULT_SL;
+		attr->lmc = RXE_IB_LMC;
+		attr->gid_tbl_len = 1;
+		attr->pkey_tbl_len = 1;
+		attr->port_cap_flags = IB_PORT_CM_SUP;
+		attr->active_width = IB_WIDTH_4X;
+		attr->active_speed = IB_SPEED_SDR;
+		attr->subnet_timeout = 18;
+	}
+	rxe_ib_port_set_ndev(rxe, RXE_PORT, ndev);
 
 	/* rxe_param.h announces APM for RoCE, whose QPs do not migrate */
 	rxe->attr.device_cap_flags &= ~IB_DEVICE_AUTO_PATH_MIG;
 
 	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
-	rxe->ib = ib;
 	return 0;
 }
 
@@ -361,14 +431,19 @@ void rxe_ib_cleanup(struct rxe_dev *rxe)
 	struct rxe_ib *ib = rxe->ib;
 	struct rxe_ib_neigh *n;
 	unsigned long lid;
+	u32 i;
 
 	if (!ib)
 		return;
 
-	xa_for_each(&ib->neigh, lid, n)
-		kfree(n);
-	xa_destroy(&ib->neigh);
-	netdev_put(ib->ndev, &ib->ndev_tracker);
+	for (i = 1; i <= ib->num_ports; i++) {
+		struct rxe_ib_port *p = rxe_ib_port(rxe, i);
+
+		xa_for_each(&p->neigh, lid, n)
+			kfree(n);
+		xa_destroy(&p->neigh);
+		netdev_put(p->ndev, &p->ndev_tracker);
+	}
 	kfree(ib);
 	rxe->ib = NULL;
 }
@@ -391,7 +466,7 @@ int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr)
 
 	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
 		if (rdma_ah_read_grh(attr)->sgid_index >=
-		    rxe->port.attr.gid_tbl_len)
+		    rxe_port(rxe, RXE_PORT)->attr.gid_tbl_len)
 			return -EINVAL;
 	} else if (rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE) {
 		/* multicast is delivered by DGID: it needs a GRH */
@@ -443,8 +518,19 @@ struct sk_buff *rxe_ib_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 				   int paylen, struct rxe_pkt_info *pkt)
 {
 	unsigned int hdr_len = ETH_HLEN + RXE_IB_LRH_BYTES + sizeof(struct ib_grh);
-	struct net_device *ndev = rxe->ib->ndev;
+	u32 port_num = av->port_num;
+	struct net_device *ndev;
 	struct sk_buff *skb;
+
+	/* the AV's port: checked by the core for AHs and QPs, not in the
+	 * address vector an old user space provider puts in a UD WQE
+	 */
+	if (!rdma_is_port_valid(&rxe->ib_dev, port_num))
+		return NULL;
+	/* a port still without its netdevice has no cable */
+	ndev = READ_ONCE(rxe_ib_port(rxe, port_num)->ndev);
+	if (!ndev)
+		return NULL;
 
 	skb = alloc_skb(paylen + hdr_len + LL_RESERVED_SPACE(ndev), GFP_ATOMIC);
 	if (unlikely(!skb))
@@ -453,12 +539,12 @@ struct sk_buff *rxe_ib_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 	skb->tstamp = ktime_get();
 	skb_reserve(skb, hdr_len + LL_RESERVED_SPACE(ndev));
 
-	/* rxe->ib holds the netdev for as long as packets can be built */
+	/* the port holds its netdev for as long as packets can be built */
 	skb->dev = ndev;
 	skb->protocol = htons(RXE_IB_ETH_P);
 
 	pkt->rxe = rxe;
-	pkt->port_num = RXE_PORT;
+	pkt->port_num = port_num;
 	pkt->hdr = skb_put(skb, paylen);
 	if (rxe_ib_av(av)->global)
 		pkt->mask |= RXE_GRH_MASK;
@@ -482,9 +568,11 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	unsigned int len = pkt->paylen;
 	struct rxe_ib_lrh *lrh;
 	u8 lnh = IB_LNH_IBA_LOCAL;
+	u16 lid;
 
 	if (iav->global) {
 		struct ib_grh *grh = skb_push(skb, sizeof(*grh));
+		struct rxe_port *port = rxe_port(rxe, pkt->port_num);
 
 		grh->version_tclass_flow =
 			cpu_to_be32(IB_GRH_VERSION << IB_GRH_VERSION_SHIFT |
@@ -493,8 +581,8 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 		grh->paylen = cpu_to_be16(len);
 		grh->next_hdr = IB_GRH_NEXT_HDR;
 		grh->hop_limit = av->grh.hop_limit;
-		grh->sgid.global.subnet_prefix = rxe->port.subnet_prefix;
-		grh->sgid.global.interface_id = rxe->port.port_guid;
+		grh->sgid.global.subnet_prefix = port->subnet_prefix;
+		grh->sgid.global.interface_id = port->port_guid;
 		memcpy(grh->dgid.raw, av->grh.dgid.raw, sizeof(grh->dgid));
 		len += sizeof(*grh);
 		lnh = IB_LNH_IBA_GLOBAL;
@@ -509,16 +597,17 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	lrh->sl_lnh = (iav->sl & 0xf) << 4 | lnh;
 	lrh->dlid = cpu_to_be16(iav->dlid);
 	lrh->pktlen = cpu_to_be16(len / 4);
-	lrh->slid = cpu_to_be16(READ_ONCE(rxe->ib->lid) | iav->src_path_bits);
+	lid = READ_ONCE(rxe_ib_port(rxe, pkt->port_num)->lid);
+	lrh->slid = cpu_to_be16(lid | iav->src_path_bits);
 
-	if (iav->dlid == READ_ONCE(rxe->ib->lid))
+	if (iav->dlid == lid)
 		pkt->mask |= RXE_LOOPBACK_MASK;
 
 	return 0;
 }
 
 /* count a packet of @len bytes (LRH to ICRC) to @dlid sent or received */
-static void rxe_ib_count(struct rxe_ib *ib, u16 dlid, unsigned int len,
+static void rxe_ib_count(struct rxe_ib_port *ib, u16 dlid, unsigned int len,
 			 bool xmit)
 {
 	bool mcast = rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE;
@@ -585,7 +674,7 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	unsigned int len = rxe_ib_lrh_len(lrh);
 	u16 dlid = be16_to_cpu(lrh->dlid);
 	struct net_device *ndev = skb->dev;
-	struct rxe_ib *ib = pkt->rxe->ib;
+	struct rxe_ib_port *ib = rxe_ib_port(pkt->rxe, pkt->port_num);
 	u8 dmac[ETH_ALEN];
 
 	/* sent, and lost on the wire */
@@ -601,7 +690,7 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	if (rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE)
 		rxe_ib_mcast_loop(skb, pkt);
 
-	rxe_ib_dmac(pkt->rxe->ib, dlid, dmac);
+	rxe_ib_dmac(ib, dlid, dmac);
 
 	if (dev_hard_header(skb, ndev, RXE_IB_ETH_P, dmac, ndev->dev_addr,
 			    skb->len) < 0) {
@@ -733,14 +822,17 @@ void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb)
 {
 	const struct rxe_ib_lrh *lrh = rxe_ib_pkt_lrh(skb);
 
-	rxe_ib_neigh_learn(rxe->ib, be16_to_cpu(lrh->slid),
-			   eth_hdr(skb)->h_source);
+	rxe_ib_neigh_learn(rxe_ib_port(rxe, SKB_TO_PKT(skb)->port_num),
+			   be16_to_cpu(lrh->slid), eth_hdr(skb)->h_source);
 }
 
-static bool rxe_ib_own_gid(struct rxe_dev *rxe, const union ib_gid *gid)
+static bool rxe_ib_own_gid(struct rxe_dev *rxe, u32 port_num,
+			   const union ib_gid *gid)
 {
-	return gid->global.subnet_prefix == rxe->port.subnet_prefix &&
-	       gid->global.interface_id == rxe->port.port_guid;
+	struct rxe_port *port = rxe_port(rxe, port_num);
+
+	return gid->global.subnet_prefix == port->subnet_prefix &&
+	       gid->global.interface_id == port->port_guid;
 }
 
 /*
@@ -753,8 +845,10 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	unsigned int len, hdr_len = RXE_IB_LRH_BYTES;
 	const struct rxe_ib_lrh *lrh;
 	struct rxe_pkt_info *pkt;
+	struct rxe_ib_port *ib;
 	struct rxe_dev *rxe;
 	u16 dlid, slid, lid;
+	u32 port_num;
 	u32 mask = 0;
 
 	if (skb->pkt_type == PACKET_OTHERHOST ||
@@ -767,6 +861,11 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 		goto drop_skb;
 	if (!rxe_is_ib(rxe))
 		goto drop;
+	/* the port whose netdevice the frame came in on */
+	port_num = rxe_ib_port_of(rxe, ndev);
+	if (!port_num)
+		goto drop;
+	ib = rxe_ib_port(rxe, port_num);
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
@@ -780,18 +879,18 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	len = rxe_ib_lrh_len(lrh);
 	if (rxe_ib_lrh_lver(lrh) != 0 || len > skb->len ||
 	    len < RXE_IB_LRH_BYTES + RXE_BTH_BYTES + RXE_ICRC_SIZE) {
-		atomic64_inc(&rxe->ib->counters[RXE_IB_CNT_RCV_ERRORS]);
+		atomic64_inc(&ib->counters[RXE_IB_CNT_RCV_ERRORS]);
 		goto drop;
 	}
 
 	/* strip the Ethernet padding */
 	if (pskb_trim(skb, len))
 		goto drop;
-	rxe_ib_count(rxe->ib, be16_to_cpu(lrh->dlid), len, false);
+	rxe_ib_count(ib, be16_to_cpu(lrh->dlid), len, false);
 
 	dlid = be16_to_cpu(lrh->dlid);
 	slid = be16_to_cpu(lrh->slid);
-	lid = READ_ONCE(rxe->ib->lid);
+	lid = READ_ONCE(ib->lid);
 	if (dlid != lid && !rxe_ib_lid_is_mcast(dlid))
 		goto drop;
 	if (!slid || rxe_ib_lid_is_mcast(slid))
@@ -812,7 +911,7 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 		if (ver != IB_GRH_VERSION || grh->next_hdr != IB_GRH_NEXT_HDR)
 			goto drop;
 		if (!rdma_is_multicast_addr((struct in6_addr *)grh->dgid.raw) &&
-		    !rxe_ib_own_gid(rxe, &grh->dgid))
+		    !rxe_ib_own_gid(rxe, port_num, &grh->dgid))
 			goto drop;
 		mask = RXE_GRH_MASK;
 		break;
@@ -824,7 +923,7 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	/* the SLID's MAC address is learned once the ICRC checked out */
 	pkt = SKB_TO_PKT(skb);
 	pkt->rxe = rxe;
-	pkt->port_num = RXE_PORT;
+	pkt->port_num = port_num;
 	pkt->hdr = skb->data + hdr_len;
 	pkt->mask = mask;
 	pkt->paylen = len - hdr_len;
@@ -834,7 +933,8 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	if (slid == lid) {
 		if (!ether_addr_equal(eth_hdr(skb)->h_source, ndev->dev_addr) &&
 		    rxe_ib_icrc_ok(skb, pkt))
-			rxe_ib_lid_collision(rxe, eth_hdr(skb)->h_source);
+			rxe_ib_lid_collision(rxe, port_num,
+					     eth_hdr(skb)->h_source);
 		goto drop;
 	}
 
@@ -852,6 +952,131 @@ drop_skb:
 	return NET_RX_DROP;
 }
 
+/* port state */
+
+/**
+ * rxe_ib_port_of() - the port of a soft IB device on a netdevice
+ * @rxe: the device
+ * @ndev: one of its netdevices
+ *
+ * Return: the port's number, 0 when no port of @rxe is on @ndev
+ */
+u32 rxe_ib_port_of(struct rxe_dev *rxe, struct net_device *ndev)
+{
+	u32 n;
+
+	for (n = 1; n <= rxe_ib_num_ports(rxe); n++)
+		if (READ_ONCE(rxe_ib_port(rxe, n)->ndev) == ndev)
+			return n;
+
+	return 0;
+}
+
+/* the first port's messages are those of a one-port device, which the
+ * tests that read the log know; the others name their port
+ */
+static void rxe_ib_port_info(struct rxe_dev *rxe, u32 port_num,
+			     const char *what)
+{
+	if (port_num == RXE_PORT)
+		dev_info(&rxe->ib_dev.dev, "%s\n", what);
+	else
+		dev_info(&rxe->ib_dev.dev, "port %u: %s\n", port_num, what);
+}
+
+static void rxe_ib_port_event(struct rxe_dev *rxe, u32 port_num,
+			      enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &rxe->ib_dev,
+		.element.port_num = port_num,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/* the port's netdevice is up: as rxe_port_up() for a RoCE port */
+static void rxe_ib_port_up(struct rxe_dev *rxe, u32 port_num)
+{
+	/* a port a subnet manager manages waits in INIT for it */
+	if (rxe->ib->sm_port_up && rxe->ib->sm_port_up(rxe, port_num))
+		return;
+
+	rxe_port(rxe, port_num)->attr.state = IB_PORT_ACTIVE;
+	rxe_ib_port_event(rxe, port_num, IB_EVENT_PORT_ACTIVE);
+	rxe_ib_port_info(rxe, port_num, "set active");
+}
+
+/* the port's netdevice is down: as rxe_port_down() for a RoCE port */
+static void rxe_ib_port_down(struct rxe_dev *rxe, u32 port_num)
+{
+	rxe_port(rxe, port_num)->attr.state = IB_PORT_DOWN;
+	rxe_ib_port_event(rxe, port_num, IB_EVENT_PORT_ERR);
+	rxe_counter_inc(rxe, RXE_CNT_LINK_DOWNED);
+	atomic64_inc(&rxe_ib_port(rxe, port_num)->counters[RXE_IB_CNT_LINK_DOWNED]);
+	rxe_ib_port_info(rxe, port_num, "set down");
+}
+
+/**
+ * rxe_ib_set_port_state() - set a port's state from its netdevice's
+ * @rxe: the device
+ * @port_num: the port; one with no netdevice yet stays DOWN
+ *
+ * Context: process; under RTNL or before the device is registered.
+ */
+void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num)
+{
+	struct net_device *ndev = READ_ONCE(rxe_ib_port(rxe, port_num)->ndev);
+
+	if (!ndev)
+		return;
+
+	if (netif_running(ndev) && netif_carrier_ok(ndev))
+		rxe_ib_port_up(rxe, port_num);
+	else
+		rxe_ib_port_down(rxe, port_num);
+}
+
+/**
+ * rxe_ib_notify() - a netdevice event for a soft IB device
+ * @rxe: the device
+ * @ndev: the netdevice, one of its ports'
+ * @event: NETDEV_*
+ *
+ * As rxe_notify() does for a RoCE device, for the port on @ndev.
+ *
+ * Context: process, under RTNL.
+ */
+void rxe_ib_notify(struct rxe_dev *rxe, struct net_device *ndev,
+		   unsigned long event)
+{
+	u32 port_num = rxe_ib_port_of(rxe, ndev);
+
+	if (!port_num)
+		return;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(&rxe->ib_dev);
+		break;
+	case NETDEV_UP:
+		rxe_ib_port_up(rxe, port_num);
+		break;
+	case NETDEV_DOWN:
+		rxe_ib_port_down(rxe, port_num);
+		break;
+	case NETDEV_CHANGEMTU:
+		rxe_ib_set_mtu(rxe, port_num, ndev->mtu);
+		break;
+	case NETDEV_CHANGE:
+		rxe_ib_set_port_state(rxe, port_num);
+		break;
+	default:
+		break;
+	}
+}
+
 static struct packet_type rxe_ib_packet_type __read_mostly = {
 	.type = cpu_to_be16(RXE_IB_ETH_P),
 	.func = rxe_ib_rcv,
@@ -859,23 +1084,99 @@ static struct packet_type rxe_ib_packet_type __read_mostly = {
 
 /* the "sib" link type: rdma link add NAME type sib netdev NETDEV */
 
+/* serialises the link additions: a port gets one netdevice */
+static DEFINE_MUTEX(rxe_ib_link_lock);
+
+/**
+ * rxe_ib_free_port() - the port a new netdevice of a device would take
+ * @ndevs: whether each port, from port 1, has a netdevice
+ * @num_ports: the number of ports
+ *
+ * Return: the first port with no netdevice, 0 when there is none
+ */
+static u32 rxe_ib_free_port(const bool *ndevs, u32 num_ports)
+{
+	u32 n;
+
+	for (n = 1; n <= num_ports; n++)
+		if (!ndevs[n - 1])
+			return n;
+
+	return 0;
+}
+
+/*
+ * Give the next free port of the soft IB device @rxe the netdevice @ndev
+ * (a second "rdma link add" naming the device), then tell the ULPs what
+ * the port now is: the GID cache and IPoIB take the port GUID from a
+ * client reregistration (ib_cache_update(), ipoib's light flush), the
+ * port comes up with its netdevice's carrier.
+ */
+static int rxe_ib_add_port(struct rxe_dev *rxe, struct net_device *ndev)
+{
+	bool ndevs[RXE_IB_MAX_PORTS] = {};
+	u32 n, port_num;
+	int err;
+
+	if (!rxe_is_ib(rxe))
+		return -EOPNOTSUPP;
+
+	for (n = 1; n <= rxe_ib_num_ports(rxe); n++)
+		ndevs[n - 1] = !!READ_ONCE(rxe_ib_port(rxe, n)->ndev);
+	port_num = rxe_ib_free_port(ndevs, rxe_ib_num_ports(rxe));
+	if (!port_num) {
+		rxe_err_dev(rxe, "no port left for %s\n", ndev->name);
+		return -ENOSPC;
+	}
+
+	rxe_ib_port_set_ndev(rxe, port_num, ndev);
+	err = ib_device_set_netdev(&rxe->ib_dev, ndev, port_num);
+	if (err)
+		return err;
+
+	rxe_ib_port_event(rxe, port_num, IB_EVENT_CLIENT_REREGISTER);
+	rxe_ib_port_info(rxe, port_num, "added");
+	rtnl_lock();
+	rxe_ib_set_port_state(rxe, port_num);
+	rtnl_unlock();
+	return 0;
+}
+
+/*
+ * A new device on @ndev, or, when a soft IB device called @ibdev_name
+ * exists, its next port on @ndev (sib_ports).
+ */
 static int rxe_ib_newlink(const char *ibdev_name, struct net_device *ndev)
 {
+	struct ib_device *ibdev;
 	struct rxe_dev *rxe;
+	int err;
 
 	if (is_vlan_dev(ndev) || ndev->type != ARPHRD_ETHER) {
 		rxe_err("sib needs an Ethernet device, not %s\n", ndev->name);
 		return -EPERM;
 	}
 
+	mutex_lock(&rxe_ib_link_lock);
 	rxe = rxe_get_dev_from_net(ndev);
 	if (rxe) {
 		ib_device_put(&rxe->ib_dev);
 		rxe_err_dev(rxe, "already configured on %s\n", ndev->name);
-		return -EEXIST;
+		err = -EEXIST;
+		goto unlock;
 	}
 
-	return rxe_net_add(ibdev_name, ndev, true);
+	ibdev = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_RXE);
+	if (ibdev) {
+		err = rxe_ib_add_port(to_rdev(ibdev), ndev);
+		ib_device_put(ibdev);
+		goto unlock;
+	}
+
+	err = rxe_net_add(ibdev_name, ndev, true);
+unlock:
+	mutex_unlock(&rxe_ib_link_lock);
+	return err;
 }
 
 static struct rdma_link_ops rxe_ib_link_ops = {

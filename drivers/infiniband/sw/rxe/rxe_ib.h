@@ -107,6 +107,7 @@ struct rxe_ib_av {
  * @RXE_IB_CNT_RCV_ERRORS: frames received with a malformed LRH (LVer,
  *	packet length)
  * @RXE_IB_CNT_XMIT_DISCARDS: packets the netdevice did not take
+ * @RXE_IB_CNT_LINK_DOWNED: times the port went down
  * @RXE_IB_NUM_COUNTERS: the number of counters
  *
  * A packet looped back inside the port never reaches the wire and is not
@@ -123,33 +124,57 @@ enum rxe_ib_counter {
 	RXE_IB_CNT_MCAST_RCV_PKTS,
 	RXE_IB_CNT_RCV_ERRORS,
 	RXE_IB_CNT_XMIT_DISCARDS,
+	RXE_IB_CNT_LINK_DOWNED,
 	RXE_IB_NUM_COUNTERS
 };
 
+/* the ports a soft IB device can have: one per underlying netdevice */
+#define RXE_IB_MAX_PORTS	2
+
 /**
- * struct rxe_ib - state of the InfiniBand mode of an rxe device
- * @lid: the port's LID, derived from the GUID at creation; it moves when
- *	another port on the segment uses it (rxe_ib_lid_collision()) or a
- *	subnet manager assigns another (rxe_sma.c).  Read
- *	with READ_ONCE() anywhere, written under @lid_lock
+ * struct rxe_ib_port - state of a port of a soft InfiniBand device
+ * @lid: the port's LID, derived from the GUID when the port gets its
+ *	netdevice; it moves when another port on the segment uses it
+ *	(rxe_ib_lid_collision()) or a subnet manager assigns another
+ *	(rxe_sma.c).  Read with READ_ONCE() anywhere, written under
+ *	@lid_lock
  * @lid_lock: serialises the moves of @lid and of the port attributes'
  *	LID and SM LID (a collision, or the subnet manager through the SMA)
- * @ndev: the underlying netdevice, held for the life of the device so the
- *	packet path (also in softirq context) needs no lookup
+ * @ndev: the underlying netdevice, NULL until the port has one (a port
+ *	beyond the first gets it from a later "rdma link add", see
+ *	rxe_ib_newlink()); then held for the life of the device so the
+ *	packet path (also in softirq context) needs no lookup.  Set once,
+ *	with WRITE_ONCE() after the rest of the port, read with READ_ONCE()
  * @ndev_tracker: tracks the reference on @ndev
  * @neigh: LID -> struct rxe_ib_neigh, the learned MAC addresses of the
- *	peers; entries are freed with kfree_rcu(), read under RCU.  The
- *	xarray's own lock serialises the updates.
+ *	peers on the port's link; entries are freed with kfree_rcu(), read
+ *	under RCU.  The xarray's own lock serialises the updates.
  * @counters: the port's packet and data counters, enum rxe_ib_counter;
  *	they only grow
  */
-struct rxe_ib {
+struct rxe_ib_port {
 	u16			lid;
 	spinlock_t		lid_lock;	/* serialises the moves of @lid */
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	struct xarray		neigh;
 	atomic64_t		counters[RXE_IB_NUM_COUNTERS];
+};
+
+/**
+ * struct rxe_ib - state of the InfiniBand mode of an rxe device
+ * @num_ports: the number of ports, fixed when the device is created
+ *	(the sib_ports module parameter)
+ * @sm_port_up: the subnet management agent's word on a port whose
+ *	netdevice got carrier (rxe_sma.c): true when the port waits in INIT
+ *	for a subnet manager; NULL without an SMA.  Set before the device
+ *	is registered.
+ * @port: the ports, port 1 first; use rxe_ib_port()
+ */
+struct rxe_ib {
+	u8			num_ports;
+	bool			(*sm_port_up)(struct rxe_dev *rxe, u32 port_num);
+	struct rxe_ib_port	port[RXE_IB_MAX_PORTS];
 };
 
 u16 rxe_ib_lid_from_guid(__be64 guid);
@@ -165,6 +190,24 @@ static inline struct rxe_ib_av *rxe_ib_av(struct rxe_av *av)
 {
 	BUILD_BUG_ON(sizeof(struct rxe_ib_av) > sizeof(av->sgid_addr));
 	return (struct rxe_ib_av *)&av->sgid_addr;
+}
+
+/**
+ * rxe_ib_port() - the IB state of a port of a soft IB device
+ * @rxe: the device
+ * @port_num: a valid port number of @rxe, from 1
+ *
+ * Return: the port's state
+ */
+static inline struct rxe_ib_port *rxe_ib_port(struct rxe_dev *rxe,
+					      u32 port_num)
+{
+	return &rxe->ib->port[port_num - 1];
+}
+
+static inline u8 rxe_ib_num_ports(struct rxe_dev *rxe)
+{
+	return rxe->ib->num_ports;
 }
 
 int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev);
@@ -188,9 +231,14 @@ union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
 void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
 void rxe_ib_learn_src(struct rxe_dev *rxe, struct sk_buff *skb);
-bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid, union ib_gid *gid);
-bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, const union ib_gid *gid,
-		       u16 *lid);
+bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u32 port_num, u16 lid,
+		       union ib_gid *gid);
+bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, u32 port_num,
+		       const union ib_gid *gid, u16 *lid);
+u32 rxe_ib_port_of(struct rxe_dev *rxe, struct net_device *ndev);
+void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num);
+void rxe_ib_notify(struct rxe_dev *rxe, struct net_device *ndev,
+		   unsigned long event);
 
 #else
 
@@ -270,17 +318,31 @@ static inline bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl)
 static inline void rxe_ib_learn_src(struct rxe_dev *rxe,
 				    struct sk_buff *skb) {}
 
-static inline bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u16 lid,
-				     union ib_gid *gid)
+static inline u8 rxe_ib_num_ports(struct rxe_dev *rxe)
+{
+	return 1;
+}
+
+static inline bool rxe_ib_lid_to_gid(struct rxe_dev *rxe, u32 port_num,
+				     u16 lid, union ib_gid *gid)
 {
 	return false;
 }
 
-static inline bool rxe_ib_gid_to_lid(struct rxe_dev *rxe,
+static inline bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, u32 port_num,
 				     const union ib_gid *gid, u16 *lid)
 {
 	return false;
 }
+
+static inline u32 rxe_ib_port_of(struct rxe_dev *rxe, struct net_device *ndev)
+{
+	return 0;
+}
+
+static inline void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num) {}
+static inline void rxe_ib_notify(struct rxe_dev *rxe, struct net_device *ndev,
+				 unsigned long event) {}
 
 #endif /* CONFIG_RDMA_RXE_IB */
 

@@ -103,11 +103,14 @@ static int rxe_pma_class_port_info(struct ib_pma_mad *pmp)
 	return rxe_pma_reply(pmp, 0);
 }
 
-/* the port a PortCounters(Extended) names: ours, or all of them */
-static bool rxe_pma_port_ok(const struct ib_pma_mad *pmp, u8 port_select)
+/* the port a PortCounters(Extended) names: the one the MAD is for, or
+ * all of them
+ */
+static bool rxe_pma_port_ok(const struct ib_pma_mad *pmp, u8 port_select,
+			    u32 port_num)
 {
 	return !pmp->mad_hdr.attr_mod &&
-	       (port_select == RXE_PORT || port_select == RXE_PMA_ALL_PORTS);
+	       (port_select == port_num || port_select == RXE_PMA_ALL_PORTS);
 }
 
 /*
@@ -132,8 +135,8 @@ static void rxe_pma_values(const struct ib_pma_mad *pmp, __be16 sel,
 	}
 }
 
-static int rxe_pma_port_counters(struct ib_pma_mad *pmp, const u64 *val,
-				 u32 *reset)
+static int rxe_pma_port_counters(struct ib_pma_mad *pmp, u32 port_num,
+				 const u64 *val, u32 *reset)
 {
 	struct ib_pma_portcounters *p = (void *)pmp->data;
 	u8 port_select = p->port_select;
@@ -142,7 +145,7 @@ static int rxe_pma_port_counters(struct ib_pma_mad *pmp, const u64 *val,
 
 	memset(pmp->data, 0, sizeof(pmp->data));
 	p->port_select = port_select;
-	if (!rxe_pma_port_ok(pmp, port_select))
+	if (!rxe_pma_port_ok(pmp, port_select, port_num))
 		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
 
 	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET)
@@ -162,8 +165,8 @@ static int rxe_pma_port_counters(struct ib_pma_mad *pmp, const u64 *val,
 	return rxe_pma_reply(pmp, 0);
 }
 
-static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, const u64 *val,
-				     u32 *reset)
+static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, u32 port_num,
+				     const u64 *val, u32 *reset)
 {
 	struct ib_pma_portcounters_ext *p = (void *)pmp->data;
 	u8 port_select = p->port_select;
@@ -172,7 +175,7 @@ static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, const u64 *val,
 
 	memset(pmp->data, 0, sizeof(pmp->data));
 	p->port_select = port_select;
-	if (!rxe_pma_port_ok(pmp, port_select))
+	if (!rxe_pma_port_ok(pmp, port_select, port_num))
 		return rxe_pma_reply(pmp, RXE_PMA_INVALID_FIELD);
 
 	if (pmp->mad_hdr.method == IB_MGMT_METHOD_SET)
@@ -194,7 +197,9 @@ static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, const u64 *val,
 
 /**
  * rxe_pma_answer() - the PMA's answer to a Performance Management MAD
- * @val: the counters since their last reset, enum rxe_pma_counter
+ * @port_num: the port the MAD is for
+ * @val: the counters since their last reset, enum rxe_pma_counter: those
+ *	of the port, or of every port for a PortSelect of 0xFF
  * @in: the MAD, of the Performance Management class
  * @out: the answer, when there is one
  * @reset: set to the counters (BIT(enum rxe_pma_counter)) a Set resets;
@@ -205,8 +210,9 @@ static int rxe_pma_port_counters_ext(struct ib_pma_mad *pmp, const u64 *val,
  * SUCCESS | REPLY with the answer in @out, SUCCESS for a MAD the PMA
  * leaves to the MAD agents (responses and traps).
  */
-VISIBLE_IF_KUNIT int rxe_pma_answer(const u64 *val, const struct ib_mad *in,
-				    struct ib_mad *out, u32 *reset)
+VISIBLE_IF_KUNIT int rxe_pma_answer(u32 port_num, const u64 *val,
+				    const struct ib_mad *in, struct ib_mad *out,
+				    u32 *reset)
 {
 	struct ib_pma_mad *pmp = (struct ib_pma_mad *)out;
 
@@ -227,18 +233,18 @@ VISIBLE_IF_KUNIT int rxe_pma_answer(const u64 *val, const struct ib_mad *in,
 		case IB_PMA_CLASS_PORT_INFO:
 			return rxe_pma_class_port_info(pmp);
 		case IB_PMA_PORT_COUNTERS:
-			return rxe_pma_port_counters(pmp, val, reset);
+			return rxe_pma_port_counters(pmp, port_num, val, reset);
 		case IB_PMA_PORT_COUNTERS_EXT:
-			return rxe_pma_port_counters_ext(pmp, val, reset);
+			return rxe_pma_port_counters_ext(pmp, port_num, val, reset);
 		default:
 			return rxe_pma_reply(pmp, RXE_PMA_UNSUP_METH_ATTR);
 		}
 	case IB_MGMT_METHOD_SET:
 		switch (pmp->mad_hdr.attr_id) {
 		case IB_PMA_PORT_COUNTERS:
-			return rxe_pma_port_counters(pmp, val, reset);
+			return rxe_pma_port_counters(pmp, port_num, val, reset);
 		case IB_PMA_PORT_COUNTERS_EXT:
-			return rxe_pma_port_counters_ext(pmp, val, reset);
+			return rxe_pma_port_counters_ext(pmp, port_num, val, reset);
 		default:
 			return rxe_pma_reply(pmp, RXE_PMA_UNSUP_METH_ATTR);
 		}
@@ -248,8 +254,8 @@ VISIBLE_IF_KUNIT int rxe_pma_answer(const u64 *val, const struct ib_mad *in,
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_pma_answer);
 
-/* the counters' raw values: they only grow */
-static void rxe_pma_read_raw(struct rxe_dev *rxe, u64 *raw)
+/* the raw values of a port's counters: they only grow */
+static void rxe_pma_read_raw(struct rxe_dev *rxe, u32 port_num, u64 *raw)
 {
 	static const enum rxe_ib_counter ib_cnt[RXE_PMA_LINK_DOWNED] = {
 		[RXE_PMA_XMIT_DATA] = RXE_IB_CNT_XMIT_WORDS,
@@ -263,18 +269,21 @@ static void rxe_pma_read_raw(struct rxe_dev *rxe, u64 *raw)
 		[RXE_PMA_RCV_ERRORS] = RXE_IB_CNT_RCV_ERRORS,
 		[RXE_PMA_XMIT_DISCARDS] = RXE_IB_CNT_XMIT_DISCARDS,
 	};
+	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
 	int i;
 
 	for (i = 0; i < RXE_PMA_LINK_DOWNED; i++)
-		raw[i] = atomic64_read(&rxe->ib->counters[ib_cnt[i]]);
+		raw[i] = atomic64_read(&ib->counters[ib_cnt[i]]);
 	raw[RXE_PMA_LINK_DOWNED] =
-		atomic64_read(&rxe->stats_counters[RXE_CNT_LINK_DOWNED]);
+		atomic64_read(&ib->counters[RXE_IB_CNT_LINK_DOWNED]);
 }
 
 /*
  * The process_mad op of a soft IB device: Performance Management MADs
  * for the PMA, the rest for the SMA (rxe_sma.c).  Also what ib_core's
- * sysfs port counters read, with no work completion.
+ * sysfs port counters read, with no work completion.  A PortSelect of
+ * 0xFF (AllPortSelect) reads, and resets, the sums of every port's
+ * counters.
  */
 static int rxe_pma_process_mad(struct ib_device *ibdev, int mad_flags,
 			       u32 port_num, const struct ib_wc *in_wc,
@@ -282,30 +291,48 @@ static int rxe_pma_process_mad(struct ib_device *ibdev, int mad_flags,
 			       const struct ib_mad *in, struct ib_mad *out,
 			       size_t *out_mad_size, u16 *out_mad_pkey_index)
 {
+	u64 raw[RXE_IB_MAX_PORTS][RXE_PMA_NUM_COUNTERS];
 	struct rxe_dev *rxe = to_rdev(ibdev);
-	struct rxe_port *port = &rxe->port;
-	u64 raw[RXE_PMA_NUM_COUNTERS];
-	u64 val[RXE_PMA_NUM_COUNTERS];
+	u64 val[RXE_PMA_NUM_COUNTERS] = {};
+	u32 first, last, n, reset;
+	struct rxe_port *port;
 	unsigned long flags;
-	u32 reset;
 	int i, ret;
 
 	if (in->mad_hdr.mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
 		return rxe_sma_process_mad(ibdev, mad_flags, port_num, in_wc,
 					   in_grh, in, out, out_mad_size,
 					   out_mad_pkey_index);
-	if (port_num != RXE_PORT)
+	if (!rdma_is_port_valid(ibdev, port_num))
 		return IB_MAD_RESULT_FAILURE;
 
-	spin_lock_irqsave(&port->port_lock, flags);
-	rxe_pma_read_raw(rxe, raw);
-	for (i = 0; i < RXE_PMA_NUM_COUNTERS; i++)
-		val[i] = raw[i] - port->pma_zero[i];
-	ret = rxe_pma_answer(val, in, out, &reset);
-	for (i = 0; i < RXE_PMA_NUM_COUNTERS; i++)
-		if (reset & BIT(i))
-			port->pma_zero[i] = raw[i];
-	spin_unlock_irqrestore(&port->port_lock, flags);
+	/* PortSelect, the second byte of PortCounters(Extended) */
+	first = port_num;
+	last = port_num;
+	if (((const struct ib_pma_mad *)in)->data[1] == RXE_PMA_ALL_PORTS) {
+		first = 1;
+		last = rxe_ib_num_ports(rxe);
+	}
+
+	for (n = first; n <= last; n++) {
+		port = rxe_port(rxe, n);
+		spin_lock_irqsave(&port->port_lock, flags);
+		rxe_pma_read_raw(rxe, n, raw[n - 1]);
+		for (i = 0; i < RXE_PMA_NUM_COUNTERS; i++)
+			val[i] += raw[n - 1][i] - port->pma_zero[i];
+		spin_unlock_irqrestore(&port->port_lock, flags);
+	}
+
+	ret = rxe_pma_answer(port_num, val, in, out, &reset);
+
+	for (n = first; reset && n <= last; n++) {
+		port = rxe_port(rxe, n);
+		spin_lock_irqsave(&port->port_lock, flags);
+		for (i = 0; i < RXE_PMA_NUM_COUNTERS; i++)
+			if (reset & BIT(i))
+				port->pma_zero[i] = raw[n - 1][i];
+		spin_unlock_irqrestore(&port->port_lock, flags);
+	}
 
 	return ret;
 }

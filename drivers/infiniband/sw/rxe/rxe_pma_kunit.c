@@ -41,8 +41,8 @@ static int answer(const u64 *val, struct ib_pma_mad *in,
 {
 	memset(out, 0xa5, sizeof(*out));
 	*reset = 0xdead;
-	return rxe_pma_answer(val, (struct ib_mad *)in, (struct ib_mad *)out,
-			      reset);
+	return rxe_pma_answer(RXE_PORT, val, (struct ib_mad *)in,
+			      (struct ib_mad *)out, reset);
 }
 
 struct rxe_pma_status_case {
@@ -358,12 +358,52 @@ static void rxe_pma_test_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.mad_hdr.status), 0x1c);
 }
 
+/* a MAD for the second port of a two-port device names that port */
+struct rxe_pma_port_case {
+	const char *name;
+	u32 port_num;
+	u8 port_select;
+	u16 status;
+};
+
+static const struct rxe_pma_port_case port_cases[] = {
+	{ "port 2 on port 2", 2, 2, 0 },
+	{ "all ports on port 2", 2, 0xff, 0 },
+	{ "port 1 on port 2", 2, 1, 0x1c },
+	{ "port 2 on port 1", 1, 2, 0x1c },
+	{ "port 3 on port 2", 2, 3, 0x1c },
+};
+
+KUNIT_ARRAY_PARAM_DESC(port, port_cases, name);
+
+static void rxe_pma_test_port(struct kunit *test)
+{
+	const struct rxe_pma_port_case *c = test->param_value;
+	u64 val[RXE_PMA_NUM_COUNTERS] = { [RXE_PMA_XMIT_PKTS] = 9 };
+	struct ib_pma_portcounters_ext *x;
+	struct ib_pma_mad in, out;
+	u32 reset;
+
+	pma_init(&in, 1, SET, IB_PMA_PORT_COUNTERS_EXT, 0, c->port_select,
+		 cpu_to_be16(0xffff));
+	KUNIT_ASSERT_EQ(test, rxe_pma_answer(c->port_num, val,
+					     (struct ib_mad *)&in,
+					     (struct ib_mad *)&out, &reset),
+			REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.mad_hdr.status), c->status);
+	x = (struct ib_pma_portcounters_ext *)out.data;
+	KUNIT_EXPECT_EQ(test, x->port_select, c->port_select);
+	/* a refused Set resets nothing */
+	KUNIT_EXPECT_EQ(test, !reset, !!c->status);
+}
+
 static struct kunit_case rxe_pma_test_cases[] = {
 	KUNIT_CASE_PARAM(rxe_pma_test_status, status_gen_params),
 	KUNIT_CASE(rxe_pma_test_class_port_info),
 	KUNIT_CASE_PARAM(rxe_pma_test_saturation, sat_gen_params),
 	KUNIT_CASE(rxe_pma_test_ext_fields),
 	KUNIT_CASE(rxe_pma_test_reset),
+	KUNIT_CASE_PARAM(rxe_pma_test_port, port_gen_params),
 	{}
 };
 

@@ -679,15 +679,17 @@ EXPORT_SYMBOL_IF_KUNIT(rxe_sa_cleanup);
  */
 
 /**
- * struct rxe_sa_agent - the SA responder of a sib device
+ * struct rxe_sa_agent - the SA responder of a port of a sib device
  * @agent: MAD agent for the SA class requests (Get, Set, GetTable, Delete)
  * @rxe: the device
+ * @port_num: the port; each port is the SM and SA of its own link
  * @lock: serialises the requests; protects @sa
  * @sa: the responder's state
  */
 struct rxe_sa_agent {
 	struct ib_mad_agent	*agent;
 	struct rxe_dev		*rxe;
+	u32			port_num;
 	struct mutex		lock; /* protects sa */
 	struct rxe_sa		sa;
 };
@@ -761,7 +763,7 @@ static bool rxe_sa_agent_lid_to_gid(struct rxe_sa *sa, u16 lid,
 {
 	struct rxe_sa_agent *a = container_of(sa, struct rxe_sa_agent, sa);
 
-	return rxe_ib_lid_to_gid(a->rxe, lid, gid);
+	return rxe_ib_lid_to_gid(a->rxe, a->port_num, lid, gid);
 }
 
 static bool rxe_sa_agent_gid_to_lid(struct rxe_sa *sa,
@@ -769,7 +771,7 @@ static bool rxe_sa_agent_gid_to_lid(struct rxe_sa *sa,
 {
 	struct rxe_sa_agent *a = container_of(sa, struct rxe_sa_agent, sa);
 
-	return rxe_ib_gid_to_lid(a->rxe, gid, lid);
+	return rxe_ib_gid_to_lid(a->rxe, a->port_num, gid, lid);
 }
 
 static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
@@ -777,6 +779,8 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 				struct ib_mad_recv_wc *recv_wc)
 {
 	struct rxe_sa_agent *a = mad_agent->context;
+	struct rxe_port *port = rxe_port(a->rxe, a->port_num);
+	u16 lid = READ_ONCE(rxe_ib_port(a->rxe, a->port_num)->lid);
 	struct rxe_sa_reply reply;
 	struct ib_sa_mad *resp;
 	size_t len;
@@ -787,7 +791,7 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	 * from other nodes that carry this port's LID as their SLID, so a
 	 * request from another host or from an ordinary QP gets nothing.
 	 */
-	if (recv_wc->wc->slid != READ_ONCE(a->rxe->ib->lid) ||
+	if (recv_wc->wc->slid != lid ||
 	    recv_wc->wc->src_qp != 1)
 		goto out;
 
@@ -799,8 +803,11 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 		goto out;
 
 	mutex_lock(&a->lock);
-	a->sa.port.mtu = a->rxe->port.attr.active_mtu;
-	a->sa.port.lid = READ_ONCE(a->rxe->ib->lid);
+	a->sa.port.mtu = port->attr.active_mtu;
+	a->sa.port.lid = lid;
+	/* a port beyond the first got its GUID after the agent started */
+	a->sa.port.gid.global.subnet_prefix = READ_ONCE(port->subnet_prefix);
+	a->sa.port.gid.global.interface_id = port->port_guid;
 	err = rxe_sa_process(&a->sa,
 			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
 			     recv_wc->mad_len, resp, len, &reply);
@@ -835,34 +842,30 @@ bool rxe_sa_builtin(void)
 	return READ_ONCE(sib_builtin_sa);
 }
 
-static int rxe_sa_add_one(struct ib_device *dev)
+static void rxe_sa_remove_agent(struct rxe_sa_agent *a)
+{
+	ib_unregister_mad_agent(a->agent);
+	rxe_sa_cleanup(&a->sa);
+	mutex_destroy(&a->lock);
+}
+
+static int rxe_sa_add_agent(struct rxe_dev *rxe, u32 port_num,
+			    struct rxe_sa_agent *a)
 {
 	struct ib_mad_reg_req reg_req = {
 		.mgmt_class = IB_MGMT_CLASS_SUBN_ADM,
 		.mgmt_class_version = IB_SA_CLASS_VERSION,
 	};
+	struct rxe_port *rport = rxe_port(rxe, port_num);
 	struct rxe_sa_port port = {};
-	struct rxe_sa_agent *a;
-	struct rxe_dev *rxe;
-	int err;
-
-	if (dev->ops.driver_id != RDMA_DRIVER_RXE ||
-	    !rdma_cap_ib_sa(dev, RXE_PORT))
-		return -EOPNOTSUPP;
-	rxe = container_of(dev, struct rxe_dev, ib_dev);
-	if (!rxe_is_ib(rxe) || !rxe_sa_builtin())
-		return -EOPNOTSUPP;
-
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
 
 	a->rxe = rxe;
+	a->port_num = port_num;
 	mutex_init(&a->lock);
-	port.gid.global.subnet_prefix = rxe->port.subnet_prefix;
-	port.gid.global.interface_id = rxe->port.port_guid;
-	port.lid = READ_ONCE(rxe->ib->lid);
-	port.mtu = rxe->port.attr.active_mtu;
+	port.gid.global.subnet_prefix = rport->subnet_prefix;
+	port.gid.global.interface_id = rport->port_guid;
+	port.lid = READ_ONCE(rxe_ib_port(rxe, port_num)->lid);
+	port.mtu = rport->attr.active_mtu;
 	port.rate = RXE_IB_PORT_RATE;
 	rxe_sa_init(&a->sa, &port);
 	a->sa.lid_to_gid = rxe_sa_agent_lid_to_gid;
@@ -873,32 +876,62 @@ static int rxe_sa_add_one(struct ib_device *dev)
 	set_bit(IB_SA_METHOD_GET_TABLE, reg_req.method_mask);
 	set_bit(IB_SA_METHOD_DELETE, reg_req.method_mask);
 
-	a->agent = ib_register_mad_agent(dev, RXE_PORT, IB_QPT_GSI, &reg_req,
-					 IB_MGMT_RMPP_VERSION,
+	a->agent = ib_register_mad_agent(&rxe->ib_dev, port_num, IB_QPT_GSI,
+					 &reg_req, IB_MGMT_RMPP_VERSION,
 					 rxe_sa_send_handler,
 					 rxe_sa_recv_handler, a, 0);
 	if (IS_ERR(a->agent)) {
-		err = PTR_ERR(a->agent);
-		goto free_agent;
+		mutex_destroy(&a->lock);
+		return PTR_ERR(a->agent);
 	}
 
-	ib_set_client_data(dev, &rxe_sa_client, a);
+	return 0;
+}
+
+/* the agents of a device: one per port, in an array its client data
+ * points to, ended by one whose rxe is NULL
+ */
+static int rxe_sa_add_one(struct ib_device *dev)
+{
+	struct rxe_sa_agent *agents;
+	struct rxe_dev *rxe;
+	u32 n;
+	int err;
+
+	if (dev->ops.driver_id != RDMA_DRIVER_RXE ||
+	    !rdma_cap_ib_sa(dev, RXE_PORT))
+		return -EOPNOTSUPP;
+	rxe = container_of(dev, struct rxe_dev, ib_dev);
+	if (!rxe_is_ib(rxe) || !rxe_sa_builtin())
+		return -EOPNOTSUPP;
+
+	agents = kcalloc(dev->phys_port_cnt + 1, sizeof(*agents), GFP_KERNEL);
+	if (!agents)
+		return -ENOMEM;
+
+	for (n = 1; n <= dev->phys_port_cnt; n++) {
+		err = rxe_sa_add_agent(rxe, n, &agents[n - 1]);
+		if (err)
+			goto remove_agents;
+	}
+
+	ib_set_client_data(dev, &rxe_sa_client, agents);
 	return 0;
 
-free_agent:
-	mutex_destroy(&a->lock);
-	kfree(a);
+remove_agents:
+	while (--n)
+		rxe_sa_remove_agent(&agents[n - 1]);
+	kfree(agents);
 	return err;
 }
 
 static void rxe_sa_remove_one(struct ib_device *dev, void *client_data)
 {
-	struct rxe_sa_agent *a = client_data;
+	struct rxe_sa_agent *a;
 
-	ib_unregister_mad_agent(a->agent);
-	rxe_sa_cleanup(&a->sa);
-	mutex_destroy(&a->lock);
-	kfree(a);
+	for (a = client_data; a->rxe; a++)
+		rxe_sa_remove_agent(a);
+	kfree(client_data);
 }
 
 static struct ib_client rxe_sa_client = {

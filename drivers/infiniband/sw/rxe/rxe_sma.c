@@ -58,10 +58,10 @@ static int rxe_sma_reply_status(struct ib_smp *smp, __be16 status)
  * without an answer.  No lease: a wrong M_Key never expires the
  * protection.
  */
-static bool rxe_sma_mkey_ok(struct rxe_dev *rxe, struct ib_smp *smp,
-			    int mad_flags)
+static bool rxe_sma_mkey_ok(struct rxe_dev *rxe, u32 port_num,
+			    struct ib_smp *smp, int mad_flags)
 {
-	struct rxe_port *port = &rxe->port;
+	struct rxe_port *port = rxe_port(rxe, port_num);
 	unsigned long flags;
 	bool ok;
 
@@ -76,7 +76,8 @@ static bool rxe_sma_mkey_ok(struct rxe_dev *rxe, struct ib_smp *smp,
 	return ok;
 }
 
-static int rxe_sma_get_node_desc(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_get_node_desc(struct rxe_dev *rxe, u32 port_num,
+				 struct ib_smp *smp)
 {
 	if (smp->attr_mod)
 		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
@@ -85,9 +86,11 @@ static int rxe_sma_get_node_desc(struct rxe_dev *rxe, struct ib_smp *smp)
 	return rxe_sma_reply(smp);
 }
 
-static int rxe_sma_get_node_info(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_get_node_info(struct rxe_dev *rxe, u32 port_num,
+				 struct ib_smp *smp)
 {
 	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	struct rxe_port *port = rxe_port(rxe, port_num);
 	u32 vendor = rxe->attr.vendor_id;
 
 	if (smp->attr_mod)
@@ -100,18 +103,19 @@ static int rxe_sma_get_node_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	ni->num_ports = rxe->ib_dev.phys_port_cnt;
 	ni->sys_guid = rxe->attr.sys_image_guid;
 	ni->node_guid = rxe->ib_dev.node_guid;
-	ni->port_guid = rxe->port.port_guid;
-	ni->partition_cap = cpu_to_be16(rxe->port.attr.pkey_tbl_len);
+	ni->port_guid = port->port_guid;
+	ni->partition_cap = cpu_to_be16(port->attr.pkey_tbl_len);
 	ni->device_id = cpu_to_be16(rxe->attr.vendor_part_id);
 	ni->revision = cpu_to_be32(rxe->attr.hw_ver);
-	ni->local_port_num = RXE_PORT;
+	ni->local_port_num = port_num;
 	ni->vendor_id[0] = vendor >> 16;
 	ni->vendor_id[1] = vendor >> 8;
 	ni->vendor_id[2] = vendor;
 	return rxe_sma_reply(smp);
 }
 
-static int rxe_sma_get_guid_info(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_get_guid_info(struct rxe_dev *rxe, u32 port_num,
+				 struct ib_smp *smp)
 {
 	__be64 *guid = (__be64 *)smp->data;
 
@@ -120,11 +124,12 @@ static int rxe_sma_get_guid_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	if (smp->attr_mod)
 		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
 
-	guid[0] = rxe->port.port_guid;
+	guid[0] = rxe_port(rxe, port_num)->port_guid;
 	return rxe_sma_reply(smp);
 }
 
-static int rxe_sma_get_pkey_table(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_get_pkey_table(struct rxe_dev *rxe, u32 port_num,
+				  struct ib_smp *smp)
 {
 	__be16 *pkey = (__be16 *)smp->data;
 
@@ -137,36 +142,52 @@ static int rxe_sma_get_pkey_table(struct rxe_dev *rxe, struct ib_smp *smp)
 	return rxe_sma_reply(smp);
 }
 
-static int rxe_sma_get_sl_to_vl(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_get_sl_to_vl(struct rxe_dev *rxe, u32 port_num,
+				struct ib_smp *smp)
 {
 	memset(smp->data, 0, sizeof(smp->data));
 	/* every SL on VL0, the only data VL */
 	return rxe_sma_reply(smp);
 }
 
-/* the PortInfo attribute modifier: 0 (the port the SMP came in on) or 1 */
-static bool rxe_sma_port_ok(struct ib_smp *smp)
+/**
+ * rxe_sma_port_sel() - the port a PortInfo attribute is about
+ * @attr_mod: the SMP's attribute modifier: 0 for the port the SMP came in
+ *	on, else a port number
+ * @in_port: the port the SMP came in on
+ * @num_ports: the device's ports
+ *
+ * Return: the port, 0 when @attr_mod names none
+ */
+VISIBLE_IF_KUNIT u32 rxe_sma_port_sel(u32 attr_mod, u32 in_port,
+				      u32 num_ports)
 {
-	return be32_to_cpu(smp->attr_mod) <= RXE_PORT;
+	if (!attr_mod)
+		return in_port;
+
+	return attr_mod <= num_ports ? attr_mod : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_port_sel);
 
 /* the largest IB MTU the netdevice carries, as rxe_set_mtu() finds it */
-static enum ib_mtu rxe_sma_mtu_cap(struct rxe_dev *rxe)
+static enum ib_mtu rxe_sma_mtu_cap(struct rxe_dev *rxe, u32 port_num)
 {
-	struct net_device *ndev = rxe->ib->ndev;
+	enum ib_mtu max_mtu = rxe_port(rxe, port_num)->attr.max_mtu;
+	struct net_device *ndev = READ_ONCE(rxe_ib_port(rxe, port_num)->ndev);
 	enum ib_mtu mtu;
 
 	if (!ndev)
-		return rxe->port.attr.max_mtu;
+		return max_mtu;
 
 	mtu = eth_mtu_int_to_enum(READ_ONCE(ndev->mtu));
-	return mtu ? min_t(enum ib_mtu, mtu, rxe->port.attr.max_mtu) :
+	return mtu ? min_t(enum ib_mtu, mtu, max_mtu) :
 		     IB_MTU_256;
 }
 
-static u8 rxe_sma_phys_state(struct rxe_dev *rxe, enum ib_port_state state)
+static u8 rxe_sma_phys_state(struct rxe_dev *rxe, u32 port_num,
+			     enum ib_port_state state)
 {
-	struct net_device *ndev = rxe->ib->ndev;
+	struct net_device *ndev = READ_ONCE(rxe_ib_port(rxe, port_num)->ndev);
 
 	if (state >= IB_PORT_INIT)
 		return IB_PORT_PHYS_STATE_LINK_UP;
@@ -175,16 +196,22 @@ static u8 rxe_sma_phys_state(struct rxe_dev *rxe, enum ib_port_state state)
 	return IB_PORT_PHYS_STATE_DISABLED;
 }
 
-static int rxe_sma_get_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_get_port_info(struct rxe_dev *rxe, u32 port_num,
+				 struct ib_smp *smp)
 {
 	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
-	struct rxe_port *port = &rxe->port;
-	struct ib_port_attr *attr = &port->attr;
+	u32 in_port = port_num;
+	struct ib_port_attr *attr;
+	struct rxe_port *port;
 	u8 lwe, lse, lsd, rereg;
 	unsigned long flags;
 
-	if (!rxe_sma_port_ok(smp))
+	port_num = rxe_sma_port_sel(be32_to_cpu(smp->attr_mod), in_port,
+				    rxe->ib_dev.phys_port_cnt);
+	if (!port_num)
 		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+	port = rxe_port(rxe, port_num);
+	attr = &port->attr;
 
 	/* a Set's answer keeps the ClientReregister bit it carried */
 	rereg = smp->method == IB_MGMT_METHOD_SET ?
@@ -207,22 +234,22 @@ static int rxe_sma_get_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	spin_unlock_irqrestore(&port->port_lock, flags);
 
 	pi->gid_prefix = READ_ONCE(port->subnet_prefix);
-	pi->lid = cpu_to_be16(READ_ONCE(rxe->ib->lid));
+	pi->lid = cpu_to_be16(READ_ONCE(rxe_ib_port(rxe, port_num)->lid));
 	pi->sm_lid = cpu_to_be16(READ_ONCE(attr->sm_lid));
 	pi->cap_mask = cpu_to_be32(READ_ONCE(attr->port_cap_flags));
-	pi->local_port_num = RXE_PORT;
+	pi->local_port_num = in_port;
 	pi->link_width_enabled = lwe;
 	pi->link_width_supported = RXE_SMA_WIDTH_SUPPORTED;
 	pi->link_width_active = attr->active_width;
 	pi->linkspeed_portstate = RXE_SMA_SPEED_SUPPORTED << 4 |
 				  (READ_ONCE(attr->state) & 0xf);
 	pi->portphysstate_linkdown =
-		rxe_sma_phys_state(rxe, READ_ONCE(attr->state)) << 4 | lsd;
+		rxe_sma_phys_state(rxe, port_num, READ_ONCE(attr->state)) << 4 | lsd;
 	pi->linkspeedactive_enabled = attr->active_speed << 4 | lse;
 	pi->neighbormtu_mastersmsl = READ_ONCE(attr->active_mtu) << 4 |
 				     (READ_ONCE(attr->sm_sl) & 0xf);
 	pi->vlcap_inittype = RXE_SMA_VLS << 4;
-	pi->inittypereply_mtucap = rxe_sma_mtu_cap(rxe);
+	pi->inittypereply_mtucap = rxe_sma_mtu_cap(rxe, port_num);
 	pi->operationalvl_pei_peo_fpi_fpo = RXE_SMA_VLS << 4;
 	pi->guid_cap = attr->gid_tbl_len;
 	pi->clientrereg_resv_subnetto = rereg |
@@ -232,11 +259,12 @@ static int rxe_sma_get_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	return rxe_sma_reply(smp);
 }
 
-static void rxe_sma_event(struct rxe_dev *rxe, enum ib_event_type type)
+static void rxe_sma_event(struct rxe_dev *rxe, u32 port_num,
+			  enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = &rxe->ib_dev,
-		.element.port_num = RXE_PORT,
+		.element.port_num = port_num,
 		.event = type,
 	};
 
@@ -288,6 +316,7 @@ EXPORT_SYMBOL_IF_KUNIT(rxe_sma_state_ok);
  * rxe_sma_chk_port_info() - check a SubnSet(PortInfo) against what a soft
  *			     IB port can be set to
  * @rxe: the device
+ * @port_num: the port the Set is about
  * @pi: the PortInfo of the Set
  *
  * A soft IB port has LMC 0, one data VL, the speeds and widths it
@@ -296,9 +325,10 @@ EXPORT_SYMBOL_IF_KUNIT(rxe_sma_state_ok);
  *
  * Return: true when every field may be applied
  */
-static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
+static bool rxe_sma_chk_port_info(struct rxe_dev *rxe, u32 port_num,
 				  const struct ib_port_info *pi)
 {
+	struct rxe_port *port = rxe_port(rxe, port_num);
 	u8 state = pi->linkspeed_portstate & 0xf;
 	u8 phys = pi->portphysstate_linkdown >> 4;
 	u8 lsd = pi->portphysstate_linkdown & 0xf;
@@ -320,12 +350,12 @@ static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
 		return false;
 	if (vls > RXE_SMA_VLS)
 		return false;
-	if (mtu < IB_MTU_256 || mtu > rxe_sma_mtu_cap(rxe))
+	if (mtu < IB_MTU_256 || mtu > rxe_sma_mtu_cap(rxe, port_num))
 		return false;
 	if (phys)
 		return false;
-	if (!rxe_sma_state_ok(rxe->port.sma.sm_managed,
-			      READ_ONCE(rxe->port.attr.state), state))
+	if (!rxe_sma_state_ok(port->sma.sm_managed,
+			      READ_ONCE(port->attr.state), state))
 		return false;
 
 	return true;
@@ -339,11 +369,14 @@ static bool rxe_sma_chk_port_info(struct rxe_dev *rxe,
  * take changes nothing and gets the invalid-field status.  The answer is
  * the PortInfo the port then has.
  */
-static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_set_port_info(struct rxe_dev *rxe, u32 port_num,
+				 struct ib_smp *smp)
 {
 	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
-	struct rxe_port *port = &rxe->port;
-	struct ib_port_attr *attr = &port->attr;
+	struct rxe_ib_port *ib;
+	struct ib_port_attr *attr;
+	struct rxe_port *port;
+	u32 in_port = port_num;
 	u16 lid = be16_to_cpu(pi->lid);
 	u16 sm_lid = be16_to_cpu(pi->sm_lid);
 	u8 sm_sl = pi->neighbormtu_mastersmsl & 0xf;
@@ -353,22 +386,27 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	bool activated = false;
 	unsigned long flags;
 
-	if (!rxe_sma_port_ok(smp))
+	port_num = rxe_sma_port_sel(be32_to_cpu(smp->attr_mod), in_port,
+				    rxe->ib_dev.phys_port_cnt);
+	if (!port_num)
 		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
+	ib = rxe_ib_port(rxe, port_num);
+	port = rxe_port(rxe, port_num);
+	attr = &port->attr;
 
-	if (!rxe_sma_chk_port_info(rxe, pi)) {
+	if (!rxe_sma_chk_port_info(rxe, port_num, pi)) {
 		smp->status |= RXE_SMA_INVALID_FIELD;
-		return rxe_sma_get_port_info(rxe, smp);
+		return rxe_sma_get_port_info(rxe, in_port, smp);
 	}
 
-	spin_lock_irqsave(&rxe->ib->lid_lock, flags);
-	lid_changed = rxe->ib->lid != lid;
-	WRITE_ONCE(rxe->ib->lid, lid);
+	spin_lock_irqsave(&ib->lid_lock, flags);
+	lid_changed = ib->lid != lid;
+	WRITE_ONCE(ib->lid, lid);
 	attr->lid = lid;
 	sm_changed = attr->sm_lid != sm_lid || attr->sm_sl != sm_sl;
 	WRITE_ONCE(attr->sm_lid, sm_lid);
 	WRITE_ONCE(attr->sm_sl, sm_sl);
-	spin_unlock_irqrestore(&rxe->ib->lid_lock, flags);
+	spin_unlock_irqrestore(&ib->lid_lock, flags);
 
 	spin_lock_irqsave(&port->port_lock, flags);
 	port->sma.mkey = pi->mkey;
@@ -397,36 +435,37 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, struct ib_smp *smp)
 	spin_unlock_irqrestore(&port->port_lock, flags);
 
 	if (lid_changed)
-		rxe_sma_event(rxe, IB_EVENT_LID_CHANGE);
+		rxe_sma_event(rxe, port_num, IB_EVENT_LID_CHANGE);
 	if (sm_changed)
-		rxe_sma_event(rxe, IB_EVENT_SM_CHANGE);
+		rxe_sma_event(rxe, port_num, IB_EVENT_SM_CHANGE);
 	if (gid_changed)
-		rxe_sma_event(rxe, IB_EVENT_GID_CHANGE);
+		rxe_sma_event(rxe, port_num, IB_EVENT_GID_CHANGE);
 	if (pi->clientrereg_resv_subnetto & 0x80)
-		rxe_sma_event(rxe, IB_EVENT_CLIENT_REREGISTER);
+		rxe_sma_event(rxe, port_num, IB_EVENT_CLIENT_REREGISTER);
 
 	/*
 	 * Arm or activate the port; the netdevice may have lost its carrier
 	 * since the check (the port is DOWN then), and a port that was
 	 * already in the state asked for stays.
 	 */
-	if (rxe->port.sma.sm_managed && state == IB_PORT_ARMED)
+	if (port->sma.sm_managed && state == IB_PORT_ARMED)
 		cmpxchg(&attr->state, IB_PORT_INIT, IB_PORT_ARMED);
-	if (rxe->port.sma.sm_managed && state == IB_PORT_ACTIVE)
+	if (port->sma.sm_managed && state == IB_PORT_ACTIVE)
 		activated = cmpxchg(&attr->state, IB_PORT_ARMED,
 				    IB_PORT_ACTIVE) == IB_PORT_ARMED;
 	if (activated) {
 		dev_info(&rxe->ib_dev.dev, "set active by the SM\n");
-		rxe_sma_event(rxe, IB_EVENT_PORT_ACTIVE);
+		rxe_sma_event(rxe, port_num, IB_EVENT_PORT_ACTIVE);
 	}
 
-	return rxe_sma_get_port_info(rxe, smp);
+	return rxe_sma_get_port_info(rxe, in_port, smp);
 }
 
 /* SubnSet(PKeyTable): the port can be a full member of the default
  * partition only; entries beyond its one-entry table are ignored.
  */
-static int rxe_sma_set_pkey_table(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_set_pkey_table(struct rxe_dev *rxe, u32 port_num,
+				  struct ib_smp *smp)
 {
 	__be16 *pkey = (__be16 *)smp->data;
 
@@ -434,22 +473,24 @@ static int rxe_sma_set_pkey_table(struct rxe_dev *rxe, struct ib_smp *smp)
 	    pkey[0] != cpu_to_be16(IB_DEFAULT_PKEY_FULL))
 		smp->status |= RXE_SMA_INVALID_FIELD;
 
-	return rxe_sma_get_pkey_table(rxe, smp);
+	return rxe_sma_get_pkey_table(rxe, port_num, smp);
 }
 
 /* SubnSet(GUIDInfo): the port GUID is read only, the port has no other */
-static int rxe_sma_set_guid_info(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_set_guid_info(struct rxe_dev *rxe, u32 port_num,
+				 struct ib_smp *smp)
 {
-	return rxe_sma_get_guid_info(rxe, smp);
+	return rxe_sma_get_guid_info(rxe, port_num, smp);
 }
 
 /* SubnSet(SLtoVLMappingTable): VL0 is the only data VL */
-static int rxe_sma_set_sl_to_vl(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_set_sl_to_vl(struct rxe_dev *rxe, u32 port_num,
+				struct ib_smp *smp)
 {
 	if (memchr_inv(smp->data, 0, 8))
 		smp->status |= RXE_SMA_INVALID_FIELD;
 
-	return rxe_sma_get_sl_to_vl(rxe, smp);
+	return rxe_sma_get_sl_to_vl(rxe, port_num, smp);
 }
 
 /*
@@ -457,9 +498,10 @@ static int rxe_sma_set_sl_to_vl(struct rxe_dev *rxe, struct ib_smp *smp)
  * (set by an SM through ib_umad's issm device) the MAD goes on to its
  * agent; without one there is no such attribute here.
  */
-static int rxe_sma_sm_info(struct rxe_dev *rxe, struct ib_smp *smp)
+static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
+			   struct ib_smp *smp)
 {
-	u32 cap = READ_ONCE(rxe->port.attr.port_cap_flags);
+	u32 cap = READ_ONCE(rxe_port(rxe, port_num)->attr.port_cap_flags);
 
 	if (cap & IB_PORT_SM_DISABLED)
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
@@ -472,6 +514,7 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, struct ib_smp *smp)
 /**
  * rxe_sma_process_smp() - the SMA's answer to an SMP
  * @rxe: the device, a soft IB device
+ * @port_num: the port the SMP is for
  * @mad_flags: IB_MAD_IGNORE_MKEY or 0
  * @in: the SMP
  * @out: the answer, when there is one
@@ -482,8 +525,8 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, struct ib_smp *smp)
  * leaves to the MAD agents (responses, traps, SMInfo for the port's SM),
  * SUCCESS | CONSUMED for one it drops (wrong M_Key, TrapRepress).
  */
-VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, int mad_flags,
-					 const struct ib_mad *in,
+VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
+					 int mad_flags, const struct ib_mad *in,
 					 struct ib_mad *out)
 {
 	struct ib_smp *smp = (struct ib_smp *)out;
@@ -498,26 +541,26 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, int mad_flags,
 	    smp->class_version != 1)
 		return rxe_sma_reply_status(smp, RXE_SMA_BAD_VERSION);
 
-	if (!rxe_sma_mkey_ok(rxe, smp, mad_flags))
+	if (!rxe_sma_mkey_ok(rxe, port_num, smp, mad_flags))
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
 
 	switch (smp->method) {
 	case IB_MGMT_METHOD_GET:
 		switch (smp->attr_id) {
 		case IB_SMP_ATTR_NODE_DESC:
-			return rxe_sma_get_node_desc(rxe, smp);
+			return rxe_sma_get_node_desc(rxe, port_num, smp);
 		case IB_SMP_ATTR_NODE_INFO:
-			return rxe_sma_get_node_info(rxe, smp);
+			return rxe_sma_get_node_info(rxe, port_num, smp);
 		case IB_SMP_ATTR_GUID_INFO:
-			return rxe_sma_get_guid_info(rxe, smp);
+			return rxe_sma_get_guid_info(rxe, port_num, smp);
 		case IB_SMP_ATTR_PORT_INFO:
-			return rxe_sma_get_port_info(rxe, smp);
+			return rxe_sma_get_port_info(rxe, port_num, smp);
 		case IB_SMP_ATTR_PKEY_TABLE:
-			return rxe_sma_get_pkey_table(rxe, smp);
+			return rxe_sma_get_pkey_table(rxe, port_num, smp);
 		case IB_SMP_ATTR_SL_TO_VL_TABLE:
-			return rxe_sma_get_sl_to_vl(rxe, smp);
+			return rxe_sma_get_sl_to_vl(rxe, port_num, smp);
 		case IB_SMP_ATTR_SM_INFO:
-			return rxe_sma_sm_info(rxe, smp);
+			return rxe_sma_sm_info(rxe, port_num, smp);
 		default:
 			return rxe_sma_reply_status(smp,
 						    RXE_SMA_UNSUP_METH_ATTR);
@@ -525,15 +568,15 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, int mad_flags,
 	case IB_MGMT_METHOD_SET:
 		switch (smp->attr_id) {
 		case IB_SMP_ATTR_PORT_INFO:
-			return rxe_sma_set_port_info(rxe, smp);
+			return rxe_sma_set_port_info(rxe, port_num, smp);
 		case IB_SMP_ATTR_PKEY_TABLE:
-			return rxe_sma_set_pkey_table(rxe, smp);
+			return rxe_sma_set_pkey_table(rxe, port_num, smp);
 		case IB_SMP_ATTR_GUID_INFO:
-			return rxe_sma_set_guid_info(rxe, smp);
+			return rxe_sma_set_guid_info(rxe, port_num, smp);
 		case IB_SMP_ATTR_SL_TO_VL_TABLE:
-			return rxe_sma_set_sl_to_vl(rxe, smp);
+			return rxe_sma_set_sl_to_vl(rxe, port_num, smp);
 		case IB_SMP_ATTR_SM_INFO:
-			return rxe_sma_sm_info(rxe, smp);
+			return rxe_sma_sm_info(rxe, port_num, smp);
 		default:
 			return rxe_sma_reply_status(smp,
 						    RXE_SMA_UNSUP_METH_ATTR);
@@ -571,13 +614,39 @@ int rxe_sma_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 	switch (in->mad_hdr.mgmt_class) {
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
 	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
-		if (port_num != RXE_PORT)
+		if (!rdma_is_port_valid(ibdev, port_num))
 			return IB_MAD_RESULT_FAILURE;
-		return rxe_sma_process_smp(to_rdev(ibdev), mad_flags, in, out);
+		return rxe_sma_process_smp(to_rdev(ibdev), port_num, mad_flags,
+					   in, out);
 	default:
 		/* not the SMA's: the MAD agents take it */
 		return IB_MAD_RESULT_SUCCESS;
 	}
+}
+
+/**
+ * rxe_sma_port_up() - the netdevice of a soft IB port got carrier
+ * @rxe: the device
+ * @port_num: the port
+ *
+ * A port a subnet manager manages enters INIT (from DOWN) and waits for
+ * the SM to arm and activate it (rxe_sma_set_port_info()), with no event:
+ * IB_EVENT_PORT_ACTIVE comes when it becomes ACTIVE.  Other ports become
+ * ACTIVE at once, as RoCE ports do (rxe_port_up()).
+ *
+ * Return: true when the port is one a subnet manager manages
+ */
+static bool rxe_sma_port_up(struct rxe_dev *rxe, u32 port_num)
+{
+	struct rxe_port *port = rxe_port(rxe, port_num);
+
+	if (!port->sma.sm_managed)
+		return false;
+
+	if (cmpxchg(&port->attr.state, IB_PORT_DOWN, IB_PORT_INIT) ==
+	    IB_PORT_DOWN)
+		dev_info(&rxe->ib_dev.dev, "set init, waiting for the SM\n");
+	return true;
 }
 
 static const struct ib_device_ops rxe_sma_dev_ops = {
@@ -590,34 +659,21 @@ static const struct ib_device_ops rxe_sma_dev_ops = {
  */
 void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 {
-	rxe->port.sma.sm_managed = !rxe_sa_builtin();
-	/* a Set with ClientReregister raises IB_EVENT_CLIENT_REREGISTER: an
-	 * SM that starts or takes over has the SA clients join again
-	 */
-	rxe->port.attr.port_cap_flags |= IB_PORT_CLIENT_REG_SUP;
+	bool sm_managed = !rxe_sa_builtin();
+	u32 n;
+
+	for (n = 1; n <= rxe_ib_num_ports(rxe); n++) {
+		struct rxe_port *port = rxe_port(rxe, n);
+
+		port->sma.sm_managed = sm_managed;
+		/* a Set with ClientReregister raises
+		 * IB_EVENT_CLIENT_REREGISTER: an SM that starts or takes
+		 * over has the SA clients join again
+		 */
+		port->attr.port_cap_flags |= IB_PORT_CLIENT_REG_SUP;
+	}
+	rxe->ib->sm_port_up = rxe_sma_port_up;
 	ib_set_device_ops(&rxe->ib_dev, &rxe_sma_dev_ops);
-}
-
-/**
- * rxe_sma_port_up() - the netdevice of a soft IB port got carrier
- * @rxe: the device
- *
- * A port a subnet manager manages enters INIT (from DOWN) and waits for
- * the SM to arm and activate it (rxe_sma_set_port_info()), with no event:
- * IB_EVENT_PORT_ACTIVE comes when it becomes ACTIVE.  Other ports become
- * ACTIVE at once, as RoCE ports do (rxe_port_up()).
- *
- * Return: true when the port is one a subnet manager manages
- */
-bool rxe_sma_port_up(struct rxe_dev *rxe)
-{
-	if (!rxe_is_ib(rxe) || !rxe->port.sma.sm_managed)
-		return false;
-
-	if (cmpxchg(&rxe->port.attr.state, IB_PORT_DOWN, IB_PORT_INIT) ==
-	    IB_PORT_DOWN)
-		dev_info(&rxe->ib_dev.dev, "set init, waiting for the SM\n");
-	return true;
 }
 
 /**

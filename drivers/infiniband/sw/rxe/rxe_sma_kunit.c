@@ -28,6 +28,12 @@ MODULE_PARM_DESC(seed, "seed of the random SMP case (0: a random one)");
 #define PASS_ON		IB_MAD_RESULT_SUCCESS
 #define DROP		(IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED)
 
+/* the port the SMPs of the tests are about */
+static struct rxe_port *test_port(struct rxe_dev *rxe)
+{
+	return rxe_port(rxe, RXE_PORT);
+}
+
 static int rxe_sma_test_init(struct kunit *test)
 {
 	struct rxe_dev *rxe = kunit_kzalloc(test, sizeof(*rxe), GFP_KERNEL);
@@ -36,11 +42,12 @@ static int rxe_sma_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rxe);
 	rxe->ib = kunit_kzalloc(test, sizeof(*rxe->ib), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rxe->ib);
-	spin_lock_init(&rxe->ib->lid_lock);
-	spin_lock_init(&rxe->port.port_lock);
-	rxe->ib->lid = TEST_LID;
+	rxe->ib->num_ports = 1;
+	spin_lock_init(&rxe_ib_port(rxe, RXE_PORT)->lid_lock);
+	spin_lock_init(&test_port(rxe)->port_lock);
+	rxe_ib_port(rxe, RXE_PORT)->lid = TEST_LID;
 
-	attr = &rxe->port.attr;
+	attr = &test_port(rxe)->attr;
 	attr->state = IB_PORT_ACTIVE;
 	attr->lid = TEST_LID;
 	attr->sm_lid = TEST_LID;
@@ -52,8 +59,8 @@ static int rxe_sma_test_init(struct kunit *test)
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_SDR;
 	attr->subnet_timeout = 18;
-	rxe->port.port_guid = cpu_to_be64(TEST_GUID);
-	rxe->port.subnet_prefix = cpu_to_be64(TEST_PREFIX);
+	test_port(rxe)->port_guid = cpu_to_be64(TEST_GUID);
+	test_port(rxe)->subnet_prefix = cpu_to_be64(TEST_PREFIX);
 	rxe->ib_dev.node_guid = cpu_to_be64(TEST_GUID);
 	rxe->ib_dev.phys_port_cnt = 1;
 	strscpy(rxe->ib_dev.node_desc, "sib test", sizeof(rxe->ib_dev.node_desc));
@@ -84,7 +91,7 @@ static void mad_init(struct ib_smp *smp, u8 class, u8 method, __be16 attr,
 static int process(struct kunit *test, struct ib_smp *in, struct ib_smp *out)
 {
 	memset(out, 0xa5, sizeof(struct ib_mad));
-	return rxe_sma_process_smp(test->priv, 0, (struct ib_mad *)in,
+	return rxe_sma_process_smp(test->priv, RXE_PORT, 0, (struct ib_mad *)in,
 				   (struct ib_mad *)out);
 }
 
@@ -170,7 +177,7 @@ static void rxe_sma_test_status(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->dr_slid),
 			be16_to_cpu(in->dr_slid));
 	/* the LID-routed PortInfo LID 0 Set leaves the port's LID alone */
-	KUNIT_EXPECT_EQ(test, READ_ONCE(((struct rxe_dev *)test->priv)->ib->lid),
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rxe_ib_port(test->priv, RXE_PORT)->lid),
 			TEST_LID);
 }
 
@@ -324,13 +331,13 @@ static void rxe_sma_test_set_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
 
 	for (i = 0; i < ARRAY_SIZE(edits); i++) {
-		rxe->port.sma.mkey_prot = 0;
+		test_port(rxe)->sma.mkey_prot = 0;
 		KUNIT_EXPECT_EQ_MSG(test, set_port_info(test, in, out, edits[i]),
 				    REPLY, "edit %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, be16_to_cpu(out->status), 0x1c,
 				    "edit %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, rxe->ib->lid, TEST_LID, "edit %d", i);
-		KUNIT_EXPECT_EQ_MSG(test, rxe->port.attr.active_mtu,
+		KUNIT_EXPECT_EQ_MSG(test, rxe_ib_port(rxe, RXE_PORT)->lid, TEST_LID, "edit %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, test_port(rxe)->attr.active_mtu,
 				    IB_MTU_4096, "edit %d", i);
 	}
 }
@@ -356,8 +363,8 @@ static void rxe_sma_test_mkey(struct kunit *test)
 	/* an M_Key, protection level 1, subnet timeout 14 */
 	KUNIT_ASSERT_EQ(test, set_port_info(test, in, out, edit_mkey), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.subnet_timeout, 14);
-	KUNIT_EXPECT_EQ(test, be64_to_cpu(rxe->port.sma.mkey), 0x1234);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.subnet_timeout, 14);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(test_port(rxe)->sma.mkey), 0x1234);
 
 	/* a Get without the M_Key is answered, the M_Key hidden */
 	mad_init(in, LR, GET, IB_SMP_ATTR_PORT_INFO, 0);
@@ -373,14 +380,14 @@ static void rxe_sma_test_mkey(struct kunit *test)
 	/* a Set without it is dropped and counted */
 	mad_init(in, LR, SET, IB_SMP_ATTR_PORT_INFO, 0);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
-	KUNIT_EXPECT_EQ(test, rxe->port.sma.mkey_violations, 1);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.subnet_timeout, 14);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 1);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.subnet_timeout, 14);
 
 	/* level 2: a Get without it is dropped too */
-	rxe->port.sma.mkey_prot = 2;
+	test_port(rxe)->sma.mkey_prot = 2;
 	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_INFO, 0);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
-	KUNIT_EXPECT_EQ(test, rxe->port.sma.mkey_violations, 2);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 2);
 	in->mkey = cpu_to_be64(0x1234);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
 }
@@ -397,9 +404,9 @@ static void rxe_sma_test_sm_info(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	mad_init(in, DR, GET, IB_SMP_ATTR_SM_INFO, 0);
 
-	rxe->port.attr.port_cap_flags |= IB_PORT_SM;
+	test_port(rxe)->attr.port_cap_flags |= IB_PORT_SM;
 	KUNIT_EXPECT_EQ(test, process(test, in, out), PASS_ON);
-	rxe->port.attr.port_cap_flags = IB_PORT_SM_DISABLED;
+	test_port(rxe)->attr.port_cap_flags = IB_PORT_SM_DISABLED;
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
 }
 
@@ -450,7 +457,7 @@ static void rxe_sma_test_random(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, ret == PASS_ON || ret == DROP);
 		}
 	}
-	KUNIT_EXPECT_EQ(test, ((struct rxe_dev *)test->priv)->ib->lid, TEST_LID);
+	KUNIT_EXPECT_EQ(test, rxe_ib_port(test->priv, RXE_PORT)->lid, TEST_LID);
 }
 
 struct rxe_sma_state_case {
@@ -515,13 +522,13 @@ static void rxe_sma_test_set_state(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, in);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	pi = (struct ib_port_info *)out->data;
-	rxe->port.sma.sm_managed = true;
-	rxe->port.attr.state = IB_PORT_INIT;
+	test_port(rxe)->sma.sm_managed = true;
+	test_port(rxe)->attr.state = IB_PORT_INIT;
 
 	/* INIT -> ACTIVE: refused, nothing changes */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_active), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_INIT);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_INIT);
 	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_INIT);
 	/* the link is up in INIT */
 	KUNIT_EXPECT_EQ(test, pi->portphysstate_linkdown >> 4,
@@ -530,18 +537,122 @@ static void rxe_sma_test_set_state(struct kunit *test)
 	/* INIT -> ARMED, and the answer says so */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_armed), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_ARMED);
 	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_ARMED);
 
 	/* NOP leaves ARMED alone */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, NULL), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_ARMED);
 
 	/* DOWN: the state follows carrier, an SM cannot take the port down */
 	KUNIT_EXPECT_EQ(test, set_port_info(test, in, out, edit_down), REPLY);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
-	KUNIT_EXPECT_EQ(test, rxe->port.attr.state, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.state, IB_PORT_ARMED);
+}
+
+/* the port a PortInfo is about, by its attribute modifier */
+struct rxe_sma_port_sel_case {
+	const char *name;
+	u32 attr_mod, in_port, num_ports, port;
+};
+
+static const struct rxe_sma_port_sel_case port_sel_cases[] = {
+	{ "0 on port 1", 0, 1, 1, 1 },
+	{ "0 on port 2", 0, 2, 2, 2 },
+	{ "1 on port 2", 1, 2, 2, 1 },
+	{ "2 on port 1", 2, 1, 2, 2 },
+	{ "2 of one port", 2, 1, 1, 0 },
+	{ "3 of two ports", 3, 1, 2, 0 },
+	{ "port 255", 255, 1, 2, 0 },
+	{ "a block number", 0x10001, 1, 2, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(port_sel, port_sel_cases, name);
+
+static void rxe_sma_test_port_sel(struct kunit *test)
+{
+	const struct rxe_sma_port_sel_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rxe_sma_port_sel(c->attr_mod, c->in_port,
+					       c->num_ports), c->port);
+}
+
+#define TEST_LID2	0x0b0b
+#define TEST_GUID2	0x525400fffe120b0bULL
+
+/* what a two-port device answers on and about its second port */
+static void rxe_sma_test_two_ports(struct kunit *test)
+{
+	struct rxe_dev *rxe = test->priv;
+	struct ib_node_info *ni;
+	struct ib_port_info *pi;
+	struct ib_smp in, out;
+	struct rxe_port *port2 = rxe_port(rxe, 2);
+
+	if (RXE_MAX_PORTS < 2)
+		kunit_skip(test, "rxe devices have one port");
+
+	rxe->ib->num_ports = 2;
+	rxe->ib_dev.phys_port_cnt = 2;
+	spin_lock_init(&rxe_ib_port(rxe, 2)->lid_lock);
+	spin_lock_init(&port2->port_lock);
+	rxe_ib_port(rxe, 2)->lid = TEST_LID2;
+	port2->attr = test_port(rxe)->attr;
+	port2->attr.lid = TEST_LID2;
+	port2->attr.sm_lid = TEST_LID2;
+	port2->attr.state = IB_PORT_DOWN;
+	port2->port_guid = cpu_to_be64(TEST_GUID2);
+	port2->subnet_prefix = cpu_to_be64(TEST_PREFIX);
+
+	/* NodeInfo: the port GUID and number of the port it came in on */
+	mad_init(&in, LR, GET, IB_SMP_ATTR_NODE_INFO, 0);
+	KUNIT_EXPECT_EQ(test, rxe_sma_process_smp(rxe, 2, 0,
+						  (struct ib_mad *)&in,
+						  (struct ib_mad *)&out), REPLY);
+	ni = (struct ib_node_info *)out.data;
+	KUNIT_EXPECT_EQ(test, ni->num_ports, 2);
+	KUNIT_EXPECT_EQ(test, ni->local_port_num, 2);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->port_guid), TEST_GUID2);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->node_guid), TEST_GUID);
+
+	/* PortInfo 0 on port 2: port 2's */
+	mad_init(&in, LR, GET, IB_SMP_ATTR_PORT_INFO, 0);
+	KUNIT_EXPECT_EQ(test, rxe_sma_process_smp(rxe, 2, 0,
+						  (struct ib_mad *)&in,
+						  (struct ib_mad *)&out), REPLY);
+	pi = (struct ib_port_info *)out.data;
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.status), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), TEST_LID2);
+	KUNIT_EXPECT_EQ(test, pi->local_port_num, 2);
+	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_DOWN);
+
+	/* PortInfo 2 asked on port 1: port 2's, LocalPortNum 1 */
+	mad_init(&in, LR, GET, IB_SMP_ATTR_PORT_INFO, 2);
+	process(test, &in, &out);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.status), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), TEST_LID2);
+	KUNIT_EXPECT_EQ(test, pi->local_port_num, 1);
+
+	/* and port 1's, asked on port 2 */
+	mad_init(&in, LR, GET, IB_SMP_ATTR_PORT_INFO, 1);
+	rxe_sma_process_smp(rxe, 2, 0, (struct ib_mad *)&in,
+			    (struct ib_mad *)&out);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), TEST_LID);
+	KUNIT_EXPECT_EQ(test, pi->local_port_num, 2);
+	KUNIT_EXPECT_EQ(test, pi->linkspeed_portstate & 0xf, IB_PORT_ACTIVE);
+
+	/* there is no port 3 */
+	mad_init(&in, LR, GET, IB_SMP_ATTR_PORT_INFO, 3);
+	process(test, &in, &out);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out.status),
+			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+
+	/* GUIDInfo: the GUID of the port it came in on */
+	mad_init(&in, LR, GET, IB_SMP_ATTR_GUID_INFO, 0);
+	rxe_sma_process_smp(rxe, 2, 0, (struct ib_mad *)&in,
+			    (struct ib_mad *)&out);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(*(__be64 *)out.data), TEST_GUID2);
 }
 
 static struct kunit_case rxe_sma_test_cases[] = {
@@ -553,6 +664,8 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_random),
 	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
 	KUNIT_CASE(rxe_sma_test_set_state),
+	KUNIT_CASE_PARAM(rxe_sma_test_port_sel, port_sel_gen_params),
+	KUNIT_CASE(rxe_sma_test_two_ports),
 	{}
 };
 

@@ -1,7 +1,0 @@
-#!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=1800 kernel=patched
-#
-# cma_ha_matrix_roce.sh with fail_over_mac=follow.
-MX_FOM=follow
-. "$(dirname "$0")/cma_ha_matrix_roce.sh"

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha-bench: guests=2 timeout=2400 kernel=debian
+#
+# Benchmark (dev/bench.sh runs it; make check does not): IPoIB connected
+# mode over the soft InfiniBand device, RC and UC connections, keepalives
+# at their defaults (5 s x 3).  Like with like: both drivers run on
+# Debian's kernel (release configuration) in the same boot, first the
+# replacement ib_ipoib (the patched driver; the samples say
+# kernel=patched), over RC and UC, then Debian's own ib_ipoib (only the
+# soft InfiniBand device replaced; kernel=stock), over RC.
+#  - throughput: REPEAT TCP transfers of SIZE MiB from a to b (busybox
+#    nc), per transport; the UC/RC ratio of the medians is what holds
+#    under TCG;
+#  - keepalive cost of an idle connection (one each way) over IDLE_S
+#    seconds: probes and replies ipoib counts, and the IB packets on the
+#    wire (the soft device's port counters, both directions, divided by
+#    the two connections).
+#
+#	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T xfer_ms=X tput_mib_per_min=M
+#	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T ka_probes_per_min=P
+#		ka_replies_per_min=R ka_wire_pkts_per_min=W
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ipoib_cm_lib.sh"
+
+REPEAT=${RDMA_HA_BENCH_REPEAT:-5}
+SIZE=${RDMA_HA_BENCH_SIZE:-16}
+IDLE_S=${RDMA_HA_BENCH_IDLE_S:-30}
+[ -f /etc/rdma-ha.dkms ] ||
+	fail "runs on Debian's kernel with the replacement modules (kernel=debian)"
+nic_setup eth1 "$MY_IP"
+ib_up rc 5000 3
+kernel=patched transports="rc uc"
+dd if=/dev/urandom of=/tmp/blob bs=1048576 count="$SIZE" 2>/dev/null
+barrier up
+wait_ping "$PEER_IB" 60
+
+# throughput T: REPEAT timed transfers a -> b.
+throughput() {
+	local i t0 t1 port
+	for i in $(seq "$REPEAT"); do
+		port=$((9800 + i))
+		if [ "$ROLE" = b ]; then
+			nc_recv $port /dev/null &
+			barrier "tp-$kernel-$1-$i"
+			wait
+		else
+			barrier "tp-$kernel-$1-$i"
+			sleep 0.3
+			t0=$(now)
+			timeout 300 nc "$PEER_IB" $port </tmp/blob
+			t1=$(now)
+			echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel" \
+			     "transport=$1 $(awk -v a="$t0" -v b="$t1" -v s="$SIZE" 'BEGIN {
+				printf "xfer_ms=%.0f tput_mib_per_min=%.1f",
+					(b - a) * 1000, s * 60 / (b - a) }')"
+		fi
+	done
+}
+
+hw() { cat "/sys/class/infiniband/sib0/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+
+# idle_cost T: IDLE_S seconds without traffic, one connection each way.
+idle_cost() {
+	local p0 p1 r0 r1 w0 w1
+	barrier "idle-$kernel-$1"
+	p0=$(cm_stat cm_ka_probes_sent 0) r0=$(cm_stat cm_ka_replies_received 0)
+	w0=$(( $(hw sent_pkts) + $(hw rcvd_pkts) ))
+	sleep "$IDLE_S"
+	p1=$(cm_stat cm_ka_probes_sent 0) r1=$(cm_stat cm_ka_replies_received 0)
+	w1=$(( $(hw sent_pkts) + $(hw rcvd_pkts) ))
+	echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel transport=$1" \
+	     "ka_probes_per_min=$(( (p1 - p0) * 60 / IDLE_S ))" \
+	     "ka_replies_per_min=$(( (r1 - r0) * 60 / IDLE_S ))" \
+	     "ka_wire_pkts_per_min=$(( (w1 - w0) * 60 / IDLE_S / 2 ))"
+	cm_stats "$kernel-$1-idle"
+}
+
+# run: each transport of $transports on $kernel
+run() {
+	local t
+	for t in $transports; do
+		if [ "$t" = uc ]; then
+			# a new policy flushes the paths, but not the peer's
+			# address (with its old flags) from the ARP cache
+			ib_policy uc
+			barrier uc-set
+			ip neigh flush dev ib0
+		fi
+		barrier "$kernel-$t"
+		wait_ping "$PEER_IB" 60
+		[ "$ROLE" = a ] && pings 5 "$PEER_IB" >/dev/null
+		barrier "$kernel-$t-pinged"
+		cm_stats "$kernel-$t"
+		[ $kernel = stock ] || [ "$(cm_stat cm_tx_${t}_conns)" -ge 1 ] ||
+			fail "no $t connection"
+		throughput $t
+		idle_cost $t
+	done
+}
+
+run
+# Debian's own ib_ipoib in place of the replacement, on the same sib0
+barrier stock
+distribution_modules ib_ipoib
+wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0 from the stock ib_ipoib"
+ib_connected_up
+barrier stock-up
+ip neigh flush dev ib0
+kernel=stock transports=rc
+run
+barrier end

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=1800 kernel=patched
+# rdma-ha-opt-in: no whole run has passed yet; a run of the full matrix on a quiet host is not measured (issue 17)
+#
+# The lifecycle matrix (cma_ha_matrix_lib.sh) on the RoCE bond of
+# cma_ha_roce.sh: bond0 (active-backup, miimon 100) over eth0/eth1 with
+# one rxe device per slave (rxe0 on eth0, rxe1 on eth1), with bonding's
+# default fail_over_mac=none (cma_ha_matrix_roce_active.sh and
+# cma_ha_matrix_roce_follow.sh: the same under active and follow).
+# Twelve connections at once, one per HA mode with a wildcard and with a
+# bound listener.  (The stock kernel cannot run it: its rxe drops what a
+# bond's slave receives, see cma_ha_matrix_lag.sh.)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cma_ha_matrix_lib.sh"
+MX_KIND=roce
+MX_FOM=${MX_FOM:-none}
+
+need_cmd rdma mono_watch $PP
+mx_trace_init
+mx_columns
+mx_setup
+barrier ready 120
+mx_sequences
+mx_finish
