@@ -264,10 +264,12 @@ SWEEP_MAX=${RDMA_HA_SWEEP_MAX:-60}
 # one did (up to 5 s); -1 if none
 fault_left() {
 	local end left
-	end=$(($(boot_secs) + 5))
+	boot_secs
+	end=$((BOOT_SECS + 5))
 	while :; do
 		left=$(cat "$1")
-		[ "$left" != -1 ] || [ "$(boot_secs)" -ge "$end" ] && break
+		boot_secs
+		[ "$left" != -1 ] || [ "$BOOT_SECS" -ge "$end" ] && break
 		sleep 0.05
 	done
 	echo "$left"

@@ -69,10 +69,12 @@ wait_ping "$PEER_IB" 60
 # left, once one did (up to TIMEOUT_S, 5 s); -1 if none
 fault_left() {
 	local end left
-	end=$(($(boot_secs) + ${2:-5}))
+	boot_secs
+	end=$((BOOT_SECS + ${2:-5}))
 	while :; do
 		left=$(cat "$1")
-		[ "$left" != -1 ] || [ "$(boot_secs)" -ge "$end" ] && break
+		boot_secs
+		[ "$left" != -1 ] || [ "$BOOT_SECS" -ge "$end" ] && break
 		nap 0.05
 	done
 	echo "$left"
