@@ -1147,6 +1147,7 @@ check_selftests() {
 	run_check check/interrupt interrupt_selftest
 	run_check check/kasan-lane kasan_selftest
 	run_check check/opt-in opt_in_selftest
+	run_check check/shell-errors shell_err_selftest
 }
 
 # kasan_selftest: which kernels run_scenarios boots a scenario on, with
@@ -1198,6 +1199,24 @@ opt_in_selftest() (
 	got=$(selected_kernels | paste -sd, -)
 	[ "$got" = "patched" ] || { echo "full check kernels: $got"; exit 1; }
 	echo "opt-in: left out of a full check, with its reason; run when named"
+)
+
+# shell_err_selftest: vm.sh's SHELL_ERR_RE finds the shells' errors in a
+# console, and not what scenarios print.
+shell_err_selftest() (
+	local re l
+	re=$(sed -n "s/^SHELL_ERR_RE='\(.*\)'$/\1/p" "$SELFTESTS/qemu/vm.sh")
+	[ -n "$re" ] || { echo "no SHELL_ERR_RE in vm.sh"; exit 1; }
+	for l in "sh: bad number" "sh: syntax error: unexpected \"fi\"" \
+		"sh: arithmetic syntax error" "/init.sh: line 3: x: unbound variable" \
+		"./lib.sh: line 12: [: : integer expression expected"; do
+		echo "$l" | grep -qE "$re" || { echo "not found: $l"; exit 1; }
+	done
+	for l in "12.3 a: ok: cm_tx_failed = 0 (-eq 0)" "SKIP: no netem" \
+		"a: FAIL: bad number of probes" "RDMA-HA-RESULT: x a PASS rc=0"; do
+		! echo "$l" | grep -qE "$re" || { echo "taken for a shell error: $l"; exit 1; }
+	done
+	echo "shell errors: found on a console, scenario output left alone"
 )
 
 # ---- main ---------------------------------------------------------------

@@ -90,6 +90,12 @@ root=$(cd "$sel/.." && pwd)
 # What counts as a kernel splat on a console.
 SPLAT_RE='BUG:|WARNING:|Oops|general protection fault|INFO: possible|possible circular locking|unreferenced object|Kernel panic|INFO: task .* blocked|watchdog: BUG: soft lockup|UBSAN|KASAN|INFO: rcu_|inconsistent lock state|DEBUG_LOCKS_WARN_ON|ODEBUG:|list_add corruption|list_del corruption'
 
+# What counts as an error of the scenario's shell (busybox sh, bash): a
+# test or an arithmetic expansion that choked on its operands goes on
+# with the wrong answer (an empty "$(f)" compared with -ge is false, so a
+# bounded wait becomes unbounded), so it fails the run like a splat.
+SHELL_ERR_RE='^(sh|[^ :]*\.sh|/bin/sh|bash): (.*: )?(bad number|syntax error|arithmetic syntax error|Illegal number|integer expression expected|unbound variable|bad substitution)'
+
 usage() {
 	sed -n '4,11p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
@@ -434,6 +440,8 @@ for g in $names; do
 	fi
 	s=$(grep -aE "$SPLAT_RE" "$c" | head -5)
 	[ -z "$s" ] || bad "$g: kernel splat: $(echo "$s" | head -1 | cut -c1-160)"
+	s=$(grep -aE "$SHELL_ERR_RE" "$c" | head -1)
+	[ -z "$s" ] || [ "$mode" = kunit ] || bad "$g: shell error in the scenario: $(echo "$s" | cut -c1-160)"
 	# not grep -q: it would stop reading at RDMA-HA-DONE, the reboot
 	# lines after it would meet a closed pipe, and pipefail would make
 	# a guest that finished one that did not
