@@ -14,7 +14,8 @@
 #     interface on the same port, and the PMA's counters of each port
 #     (perfquery -P) grow by what went over that port: 50 pings from a
 #     over ib1 are at least 50 packets sent by port 2 on both guests, and
-#     fewer by port 1;
+#     fewer by port 1; multicast that comes in on port 2 reaches ib1,
+#     not ib0 (the two join the same groups);
 #  3. the SMA answers per port (smpquery -P 2): NodeInfo by directed
 #     route 0 from port 2 has LocalPortNum 2 and port 2's GUID, PortInfo
 #     of the peer's port 2 (by its LID, over eth1) its LID and
@@ -66,6 +67,17 @@ for p in $P1 $P2; do
 	wait_for 30 grep -q ACTIVE $p/state || fail "$p not ACTIVE"
 done
 rdma link show
+
+# ib_state IF: what IPoIB and the port have, for a failure's log
+ib_state() {
+	local d=/sys/kernel/debug/ipoib
+	log "$1: carrier $(cat /sys/class/net/$1/carrier)," \
+	    "port 1 $(cat $P1/state) LID $(cat $P1/lid) SM LID $(cat $P1/sm_lid)"
+	ip neigh show dev "$1"
+	[ -r $d/$1_path ] && cat $d/$1_path
+	[ -r $d/$1_mcg ] && cat $d/$1_mcg
+	dmesg | sed -n '/rdma-ha: mark cut/,$p' | tail -n 40
+}
 
 # ---- 1. the ports ----------------------------------------------------------
 
@@ -150,6 +162,25 @@ ping -q -c 20 -i 0.02 -I ib0 "$PEER_IB0" >/tmp/ping-ib0.log 2>&1 ||
 	bad "ping over ib0: $(tail -n 2 /tmp/ping-ib0.log | tr '\n' ' ')"
 tail -n 2 /tmp/ping-ib0.log
 
+# A multicast packet that comes in on port 2 is for the QPs of port 2: ib0
+# and ib1 join the same groups (the broadcast group, all-hosts), as on any
+# dual-port HCA, and an HCA steers a packet to the QPs of its own port.  b
+# pings the all-hosts group over ib1 (no one answers: the echo requests
+# are multicast); a's ib1 receives them, its ib0 must not.
+mcast() { cat /sys/class/net/$1/statistics/multicast; }
+m0=$(mcast ib0) m1=$(mcast ib1)
+barrier mcast 120
+[ "$ROLE" = b ] && ping -q -c 30 -i 0.05 -I ib1 224.0.0.1 >/dev/null 2>&1
+barrier mcast-sent 120
+dm0=$(( $(mcast ib0) - m0 )) dm1=$(( $(mcast ib1) - m1 ))
+log "multicast received while b pinged 224.0.0.1 over ib1: ib0 $dm0, ib1 $dm1"
+if [ "$ROLE" = a ]; then
+	[ "$dm1" -ge 30 ] ||
+		bad "ib1 received $dm1 multicast packets, not b's 30 pings"
+	[ "$dm0" -lt 10 ] ||
+		bad "ib0 (port 1) received $dm0 multicast packets that came in on port 2"
+fi
+
 # ---- 3. the SMA of each port -----------------------------------------------
 
 SMP="smpquery -C sib0 -P 2 -t 1000"
@@ -190,7 +221,8 @@ barrier cut-pinged 120
 [ "$ROLE" = a ] && host_cmd both "set_link n0 on"
 wait_for 60 grep -q ACTIVE $P1/state || bad "port 1 not ACTIVE after the link came back"
 barrier restored 120
-wait_for 60 ping -c1 -W1 "$PEER_IB0" || bad "no ping over ib0 after the cut"
+wait_for 60 ping -c1 -W1 "$PEER_IB0" ||
+	{ bad "no ping over ib0 after the cut"; ib_state ib0; }
 
 # ---- 5. an IPoIB bond over the two ports -------------------------------------
 
