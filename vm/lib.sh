@@ -354,6 +354,16 @@ sib_add() {
 ib_bond_setup() {
 	sib_add sib0 eth0
 	sib_add sib1 eth1
+	ib_bond_make "$MY_IP"
+	wait_for 30 grep -q . /sys/class/net/bond0/bonding/active_slave ||
+		fail "bond0 has no active slave"
+	grep -qx ib0 /sys/class/net/bond0/bonding/active_slave ||
+		bond_activate ib0
+}
+
+# ib_bond_make ADDR: an active-backup bond0 (miimon 100) of ib0 and ib1,
+# up, with ADDR/24
+ib_bond_make() {
 	ip link add bond0 type bond mode active-backup miimon 100 ||
 		fail "cannot create bond0"
 	for s in ib0 ib1; do
@@ -361,11 +371,7 @@ ib_bond_setup() {
 		ip link set $s master bond0 || fail "cannot enslave $s"
 	done
 	ip link set bond0 up || fail "bond0 up"
-	ip addr add "$MY_IP/24" dev bond0 || fail "address on bond0"
-	wait_for 30 grep -q . /sys/class/net/bond0/bonding/active_slave ||
-		fail "bond0 has no active slave"
-	grep -qx ib0 /sys/class/net/bond0/bonding/active_slave ||
-		bond_activate ib0
+	ip addr add "$1/24" dev bond0 || fail "address on bond0"
 }
 
 # bond_activate SLAVE: make SLAVE bond0's active slave (administrative

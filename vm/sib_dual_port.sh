@@ -230,14 +230,7 @@ BOND_IP=198.18.12.$ROLE_NUM
 PEER_BOND=198.18.12.$PEER_NUM
 ip addr flush dev ib0
 ip addr flush dev ib1
-ip link add bond0 type bond mode active-backup miimon 100 ||
-	fail "cannot create bond0"
-for s in ib0 ib1; do
-	ip link set $s down
-	ip link set $s master bond0 || fail "cannot enslave $s"
-done
-ip link set bond0 up || fail "bond0 up"
-ip addr add "$BOND_IP/24" dev bond0 || fail "address on bond0"
+ib_bond_make "$BOND_IP"
 wait_for 30 grep -qx ib0 /sys/class/net/bond0/bonding/active_slave ||
 	echo ib0 >/sys/class/net/bond0/bonding/active_slave
 barrier bond-up 120
