@@ -223,6 +223,9 @@ wait_for 60 grep -q ACTIVE $P1/state || bad "port 1 not ACTIVE after the link ca
 barrier restored 120
 wait_for 60 ping -c1 -W1 "$PEER_IB0" ||
 	{ bad "no ping over ib0 after the cut"; ib_state ib0; }
+# the peer keeps its address on ib0 until both have pinged: the one that
+# pinged first must not take it away from the other's ARP (the bond below)
+barrier ib0-back 120
 
 # ---- 5. an IPoIB bond over the two ports -------------------------------------
 
