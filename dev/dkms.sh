@@ -348,6 +348,8 @@ check_scope() {
 			echo "ok (docs/build glue)  $f" ;;
 		*_kunit.c)
 			echo "ok (KUnit, full kernel only)  $f" ;;
+		tools/testing/selftests/*)
+			echo "ok (kselftest: user space, runs on either flavour)  $f" ;;
 		include/uapi/*)
 			echo "ok (uapi: values appended)  $f" ;;
 		include/*)

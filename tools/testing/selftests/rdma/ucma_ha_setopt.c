@@ -978,7 +978,8 @@ static int fail_nth_sweep(void)
 		printf("# %s: %lu allocations failed in turn, %lu calls failed (%lu ENOMEM)\n",
 		       seq_name[seq], n - 2, failed, enomem);
 		if (bad)
-			ok(false, "fail-nth sweep, %s: allocation %lu, step %d: %s, which no allocation failure explains",
+			ok(false,
+			   "fail-nth sweep, %s: allocation %lu, step %d: %s, which no allocation failure explains",
 			   seq_name[seq], bad_n, bad_step, ename(bad_err));
 		else
 			ok(done, "fail-nth sweep, %s: %s", seq_name[seq],
@@ -1047,8 +1048,8 @@ int main(int argc, char **argv)
 	rng = seed ? seed : 1;
 
 	printf("TAP version 13\n");
-	printf("# seed %" PRIu64 ", %lu iterations, address %s\n", seed,
-	       iterations, a);
+	printf("# seed %llu, %lu iterations, address %s\n",
+	       (unsigned long long)seed, iterations, a);
 
 	buf = mmap(NULL, BUF_LEN + 4096, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
