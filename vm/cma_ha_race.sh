@@ -542,19 +542,17 @@ if [ "$ROLE" = b ]; then
 	run migrate
 
 	# rdma link delete while the HA work for IDs on the device is held
-	# and queued
-	# held longer: rdma link delete reaches the CM's remove_one only
-	# after the clients before it (IPoIB) let the device go, which took
-	# 16 s on the KASAN kernel of a loaded host
+	# and queued, held longer (the last race): the delete reaches the
+	# CM's remove_one only after the clients before it (IPoIB) let the
+	# device go, 14-16 s on a loaded guest
 	race_ready "the removal race"
-	short_ms=$DELAY_MS DELAY_MS=$REMOVE_DELAY_MS
+	DELAY_MS=$REMOVE_DELAY_MS
 	hold_failover
 	t0=$(now)
 	timeout 120 rdma link delete sib0
 	rc=$?
 	echo "RDMA-HA-DATA: role=b what=race-remove delete_s=$(rel "$t0" "$(now)") rc=$rc"
 	held_end /tmp/race-remove.trace
-	DELAY_MS=$short_ms
 	set -- $(held_window /tmp/race-remove.trace)
 	hs=$1 he=$2
 	set -- $(in_window /tmp/race-remove.trace "$hs" "$he" "cm_remove_one: device name=sib0")

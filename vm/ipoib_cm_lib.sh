@@ -283,8 +283,9 @@ ka_detect() {
 
 # probes_ok N T0 T1: N probes, sent at one per 1 s interval between the
 # times T0 and T1 (now), are as many as the whole seconds between them,
-# +-2.  The window is measured, not assumed: on a loaded host a "sleep 10"
-# and the counter reads around it took 17 s of the guest's clock.
+# +-2.  The window is measured, not assumed: on the KASAN kernel of a
+# loaded host a "sleep 10" and the eight counter reads around it took 17 s
+# of the guest's clock.
 probes_ok() {
 	local ms lo hi
 	ms=$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%d", (b - a) * 1000 }')
