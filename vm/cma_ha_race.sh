@@ -582,6 +582,13 @@ if [ "$ROLE" = b ]; then
 	# port's PORT_ERR, the port work after the hold-off (every client on
 	# sib0 first: a fail-fast connection on sib1 would be torn down)
 	for m in notify fail-fast; do
+		# a client that reconnected over ib1 while sib0 was gone stays
+		# on sib1 (ib1's path is healthy): start it again, on sib0
+		if ! on_sib0 /tmp/race-$m.log; then
+			kill -9 "$(cat "/tmp/race-$m.pid")" 2>/dev/null
+			wait "$(cat "/tmp/race-$m.pid")" 2>/dev/null
+			run "$m"
+		fi
 		wait_for 30 on_sib0 /tmp/race-$m.log ||
 			fail "$m client not connected on sib0 before the cut of link 1"
 	done

@@ -211,8 +211,9 @@ kmsg_mark cut
 [ "$ROLE" = a ] && host_cmd both "set_link n0 off"
 wait_for 60 grep -q DOWN $P1/state || bad "port 1 not DOWN after the cut"
 grep -q ACTIVE $P2/state || bad "port 2 not ACTIVE after port 1's cut"
-dmesg | sed -n '/rdma-ha: mark cut/,$p' >/tmp/cut.log
-grep -q 'sib0: set down$' /tmp/cut.log || bad "no 'sib0: set down'"
+# the port is DOWN before rxe logs it
+cut_log() { dmesg | sed -n '/rdma-ha: mark cut/,$p' >/tmp/cut.log; grep -q "$1" /tmp/cut.log; }
+wait_for 10 cut_log 'sib0: set down$' || bad "no 'sib0: set down'"
 grep -q 'sib0: port 2: set down' /tmp/cut.log && bad "port 2 went down"
 barrier cut 120
 ping -q -c 20 -i 0.05 -I ib1 "$PEER_IB1" >/tmp/ping-cut.log 2>&1 ||
