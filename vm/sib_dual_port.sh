@@ -208,6 +208,8 @@ barrier smp 120
 # ---- 4. a cut of port 1's link ---------------------------------------------
 
 kmsg_mark cut
+# both marks before the cut: it takes both guests' links at once
+barrier marked 120
 [ "$ROLE" = a ] && host_cmd both "set_link n0 off"
 wait_for 60 grep -q DOWN $P1/state || bad "port 1 not DOWN after the cut"
 grep -q ACTIVE $P2/state || bad "port 2 not ACTIVE after port 1's cut"
