@@ -35,12 +35,15 @@
  * The HA workqueue is ordered, so the work items queued behind the one
  * that sleeps stay queued as long. Reading the file gives the delay still
  * armed, -1 while a work item sleeps it, 0 once it woke (or when none is
- * armed). Writing 0 disarms it.
+ * armed). Writing 0 disarms it, and wakes a work item that sleeps: a test
+ * arms a delay longer than the slowest machine needs, and ends it as soon
+ * as what it raced against has happened.
  */
 
 #include <linux/debugfs.h>
-#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/sched.h>
+#include <linux/wait.h>
 #include <kunit/visibility.h>
 
 #include <rdma/rdma_cm.h>
@@ -61,6 +64,7 @@ static struct cma_ha_fault_point cma_ha_fault_points[CMA_HA_FAULT_NR] = {
 
 /* ms for the next HA work item to sleep, -1 while one sleeps, 0 if none */
 static atomic_t cma_ha_work_delay = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(cma_ha_work_delay_wait);
 
 /* Longest delay a test may ask for: an HA work item sleeps in a kworker */
 #define CMA_HA_WORK_DELAY_MAX_MS	60000
@@ -143,8 +147,8 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_left);
 /**
  * cma_ha_fault_delay() - Hold an HA work item as ha_work_delay_ms asks
  *
- * Takes the armed delay, if any, and sleeps it; the next work item finds
- * none.
+ * Takes the armed delay, if any, and sleeps it, or until ha_work_delay_ms
+ * is written; the next work item finds none.
  *
  * Context: Process context, no lock held: the caller sleeps.
  */
@@ -156,7 +160,9 @@ void cma_ha_fault_delay(void)
 		if (ms <= 0)
 			return;
 	} while (!atomic_try_cmpxchg(&cma_ha_work_delay, &ms, -1));
-	msleep(ms);
+	wait_event_timeout(cma_ha_work_delay_wait,
+			   atomic_read(&cma_ha_work_delay) != -1,
+			   msecs_to_jiffies(ms));
 	/* Unless the file was written meanwhile */
 	atomic_cmpxchg(&cma_ha_work_delay, -1, 0);
 }
@@ -166,6 +172,8 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_delay);
  * cma_ha_fault_set_delay() - Arm or disarm ha_work_delay_ms
  * @ms: How long the next HA work item sleeps, 0 to disarm.
  *
+ * A work item that sleeps wakes up, whatever @ms is.
+ *
  * Return: 0, or -EINVAL if @ms is more than CMA_HA_WORK_DELAY_MAX_MS.
  */
 VISIBLE_IF_KUNIT int cma_ha_fault_set_delay(u64 ms)
@@ -173,6 +181,7 @@ VISIBLE_IF_KUNIT int cma_ha_fault_set_delay(u64 ms)
 	if (ms > CMA_HA_WORK_DELAY_MAX_MS)
 		return -EINVAL;
 	atomic_set(&cma_ha_work_delay, ms);
+	wake_up(&cma_ha_work_delay_wait);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_set_delay);

@@ -149,6 +149,7 @@ static void cma_ha_fault_delay_test(struct kunit *test)
 
 struct cma_ha_fault_delay_ctx {
 	struct completion started;
+	struct completion done;
 };
 
 static int cma_ha_fault_delay_thread(void *data)
@@ -157,6 +158,7 @@ static int cma_ha_fault_delay_thread(void *data)
 
 	complete(&ctx->started);
 	cma_ha_fault_delay();
+	complete(&ctx->done);
 	return 0;
 }
 
@@ -168,6 +170,7 @@ static void cma_ha_fault_delay_sleeping_test(struct kunit *test)
 	int i;
 
 	init_completion(&ctx.started);
+	init_completion(&ctx.done);
 	KUNIT_ASSERT_EQ(test, cma_ha_fault_set_delay(300), 0);
 	task = kthread_run(cma_ha_fault_delay_thread, &ctx, "cma_ha_delay");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
@@ -181,6 +184,35 @@ static void cma_ha_fault_delay_sleeping_test(struct kunit *test)
 	for (i = 0; i < 100 && cma_ha_fault_get_delay() != 0; i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
+	wait_for_completion(&ctx.done);
+}
+
+/* Writing the file while a work item sleeps ends the sleep */
+static void cma_ha_fault_delay_release_test(struct kunit *test)
+{
+	struct cma_ha_fault_delay_ctx ctx;
+	struct task_struct *task;
+	ktime_t t0;
+	int i;
+
+	init_completion(&ctx.started);
+	init_completion(&ctx.done);
+	KUNIT_ASSERT_EQ(test, cma_ha_fault_set_delay(60000), 0);
+	task = kthread_run(cma_ha_fault_delay_thread, &ctx, "cma_ha_delay");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&ctx.started);
+	for (i = 0; i < 100 && cma_ha_fault_get_delay() != -1; i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, cma_ha_fault_get_delay(), -1);
+
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_set_delay(0), 0);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ctx.done,
+							    5 * HZ));
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 5000);
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
+	/* The thread uses ctx until it ends, whatever the test found */
+	wait_for_completion(&ctx.done);
 }
 
 static struct kunit_case cma_ha_fault_test_cases[] = {
@@ -189,6 +221,7 @@ static struct kunit_case cma_ha_fault_test_cases[] = {
 	KUNIT_CASE(cma_ha_fault_once_test),
 	KUNIT_CASE(cma_ha_fault_delay_test),
 	KUNIT_CASE(cma_ha_fault_delay_sleeping_test),
+	KUNIT_CASE(cma_ha_fault_delay_release_test),
 	{}
 };
 
