@@ -42,8 +42,11 @@
 #     injected ENOMEM is restarted, and must connect).
 # Then races driven on purpose, not by chance (issue 17), on guest b:
 # rdma_cm's debugfs ha_work_delay_ms makes the next HA work item sleep
-# DELAY_MS before it takes its ID's handler_mutex, and the ordered HA
-# workqueue keeps the items behind it queued as long:
+# (up to HOLD_MS) before it takes its ID's handler_mutex, and the ordered
+# HA workqueue keeps the items behind it queued as long; the scenario
+# ends the sleep (writes 0) once what it raced against happened, so the
+# window holds on a guest as slow as it may be (a KASAN guest beside
+# other builds took 16 s to reach the CM's removal):
 #   - the align and migrate clients are killed while the HA work of one
 #     sleeps and the other's is queued (a failover misaligned both):
 #     both IDs are destroyed (rdma_cma:cm_id_destroy) between the start
@@ -61,7 +64,10 @@
 #     the port work of a backup link's cut: it allocates nothing (1 left
 #     of N=1).
 # RDMA_HA_FLAPS (rdma_ha.flaps=N on the guests' command line) shortens
-# the churn when only the sweeps matter.
+# the churn when only the sweeps matter.  On a KASAN kernel (make check's
+# KASAN lane) the churn is 100 flaps unless asked otherwise: 200 took
+# 145 s of the scenario's 470 s there; 100 still kill every
+# mode's program once (KILL_EVERY) and cycle the modes 20 times.
 # Asserted afterwards, with both guests back on ib0:
 #   - every program still runs, and SETTLE_S later every client is
 #     connected and busy (a fresh connection through the CM works in every
@@ -75,6 +81,8 @@
 
 PP=rdma_ha_pingpong
 FLAPS=${RDMA_HA_FLAPS:-200}
+[ -n "${RDMA_HA_FLAPS:-}" ] ||
+	! dmesg | grep -q 'KernelAddressSanitizer initialized' || FLAPS=100
 FLAP_MS=${RDMA_HA_FLAP_MS:-150}
 KILL_EVERY=${RDMA_HA_KILL_EVERY:-25}
 SETTLE_S=25
@@ -445,8 +453,8 @@ fi
 [ "$ROLE" = b ] || barrier ha-work-sweep-done 300
 
 # -- races driven on purpose: the HA work held by ha_work_delay_ms ----------
-DELAY_MS=${RDMA_HA_DELAY_MS:-3000}
-REMOVE_DELAY_MS=${RDMA_HA_REMOVE_DELAY_MS:-30000}
+# the longest hold the file takes; each race releases it when done
+HOLD_MS=60000
 barrier races 300
 if [ "$ROLE" = b ]; then
 	[ -w $FP/ha_work_delay_ms ] && [ -w $FP/ha_port_work_fail_nth ] ||
@@ -478,14 +486,31 @@ if [ "$ROLE" = b ]; then
 	# are misaligned: their HA work is queued), until a work item sleeps
 	hold_failover() {
 		echo >$T/trace
-		echo "$DELAY_MS" >$FP/ha_work_delay_ms
+		echo "$HOLD_MS" >$FP/ha_work_delay_ms
 		echo ib1 >/sys/class/net/bond0/bonding/active_slave
 		wait_for 10 sh -c "[ \$(cat $FP/ha_work_delay_ms) = -1 ]" ||
 			fail "no HA work item took ha_work_delay_ms"
 	}
+	# wait_traced S N PATTERN: within S seconds, at least N lines of the
+	# live trace match PATTERN (read twice a second: the trace holds
+	# every work item's start and end)
+	wait_traced() {
+		local i=0
+		while [ "$(grep -cE "$3" $T/trace)" -lt "$2" ]; do
+			[ "$i" -lt $(($1 * 2)) ] || return 1
+			i=$((i + 1))
+			sleep 0.5
+		done
+	}
+	# release: end the hold (the work item must still sleep: the race
+	# happened inside it); prints what the file read before
+	release() {
+		cat $FP/ha_work_delay_ms
+		echo 0 >$FP/ha_work_delay_ms
+	}
 	# held_end TRACE: after the held work item woke, the trace in TRACE
 	held_end() {
-		wait_for $((DELAY_MS / 1000 + 15)) sh -c "[ \$(cat $FP/ha_work_delay_ms) = 0 ]" ||
+		wait_for 5 sh -c "[ \$(cat $FP/ha_work_delay_ms) = 0 ]" ||
 			fail "the held HA work item never woke"
 		sleep 1
 		cat $T/trace >"$1"
@@ -520,6 +545,12 @@ if [ "$ROLE" = b ]; then
 	hold_failover
 	t_kill=$(now)
 	for m in align migrate; do kill -9 "$(cat /tmp/race-$m.pid)"; done
+	# the ID whose work item sleeps is destroyed when the work item
+	# lets it go: its program exits after the release
+	pat=$(echo $ids | sed 's/ /|/g')
+	wait_traced $((HOLD_MS / 1000 - 10)) "$(echo $ids | wc -w)" "cm_id_destroy: cm.id=($pat) "
+	held=$(release)
+	echo "RDMA-HA-DATA: role=b what=race-destroy released_s=$(rel "$t_kill" "$(now)") delay_ms_read=$held"
 	for m in align migrate; do
 		wait "$(cat /tmp/race-$m.pid)" 2>/dev/null
 		echo "RDMA-HA-DATA: role=b what=race-destroy $m exited_s=$(rel "$t_kill" "$(now)")"
@@ -527,14 +558,13 @@ if [ "$ROLE" = b ]; then
 	held_end /tmp/race-destroy.trace
 	set -- $(held_window /tmp/race-destroy.trace)
 	hs=$1 he=$2
-	pat=$(echo $ids | sed 's/ /|/g')
 	set -- $(in_window /tmp/race-destroy.trace "$hs" "$he" "cm_id_destroy: cm.id=($pat) ")
 	d_in=$1 d_out=$2
 	set -- $(in_window /tmp/race-destroy.trace 0 0 "cm_ha_decision: cm.id=($pat) ")
 	dec=$2
 	echo "RDMA-HA-DATA: role=b what=race-destroy ids=$(echo $ids | tr ' ' ,) held=$hs..$he destroyed_in=$d_in destroyed_out=$d_out decisions=$dec"
-	check "destroy race: the HA work item was held $DELAY_MS ms ($hs..$he)" \
-		'awk -v s="$hs" -v e="$he" -v d="$DELAY_MS" "BEGIN { exit !(s > 0 && e - s >= d / 1000) }"'
+	check "destroy race: the HA work item was held until released ($hs..$he, read $held before)" \
+		'[ "$held" = -1 ] && awk -v s="$hs" -v e="$he" "BEGIN { exit !(s > 0 && e > s) }"'
 	check "destroy race: both clients' IDs ($ids) destroyed while a work item was held and the other queued ($d_in in, $d_out out)" \
 		'[ "$d_in" -ge 2 ] && [ "$d_in" = "$(echo $ids | wc -w)" ] && [ "$d_out" = 0 ]'
 	check "destroy race: no HA decision for a destroyed ID ($dec)" '[ "$dec" = 0 ]'
@@ -542,16 +572,19 @@ if [ "$ROLE" = b ]; then
 	run migrate
 
 	# rdma link delete while the HA work for IDs on the device is held
-	# and queued, held longer (the last race): the delete reaches the
-	# CM's remove_one only after the clients before it (IPoIB) let the
-	# device go, 14-16 s on a loaded guest
+	# and queued: the delete reaches the CM's remove_one only after the
+	# clients before it (IPoIB) let the device go, 14-16 s on a loaded
+	# KASAN guest
 	race_ready "the removal race"
-	DELAY_MS=$REMOVE_DELAY_MS
 	hold_failover
 	t0=$(now)
-	timeout 120 rdma link delete sib0
+	timeout 120 rdma link delete sib0 &
+	del=$!
+	wait_traced $((HOLD_MS / 1000 - 10)) 1 "cm_remove_one: device name=sib0"
+	held=$(release)
+	wait "$del"
 	rc=$?
-	echo "RDMA-HA-DATA: role=b what=race-remove delete_s=$(rel "$t0" "$(now)") rc=$rc"
+	echo "RDMA-HA-DATA: role=b what=race-remove delete_s=$(rel "$t0" "$(now)") rc=$rc delay_ms_read=$held"
 	held_end /tmp/race-remove.trace
 	set -- $(held_window /tmp/race-remove.trace)
 	hs=$1 he=$2
@@ -560,8 +593,8 @@ if [ "$ROLE" = b ]; then
 	echo "RDMA-HA-DATA: role=b what=race-remove held=$hs..$he removed_in=$r_in removed_out=$r_out"
 	check "removal race: rdma link delete sib0 returned (exit $rc)" '[ "$rc" = 0 ]'
 	check "removal race: sib0 is gone" '[ ! -e /sys/class/infiniband/sib0 ]'
-	check "removal race: the CM removed sib0 while the HA work was held ($r_in in, $r_out out)" \
-		'[ "$r_in" = 1 ] && [ "$r_out" = 0 ]'
+	check "removal race: the CM removed sib0 while the HA work was held ($r_in in, $r_out out, read $held before the release)" \
+		'[ "$held" = -1 ] && [ "$r_in" = 1 ] && [ "$r_out" = 0 ]'
 	# the device back, enslaved again
 	sib_add sib0 eth0
 	ip link set ib0 down
