@@ -51,15 +51,20 @@ result() {
 }
 
 # run_check NAME CMD...: run CMD with its output in a log; on failure show
-# the log's tail.
+# the log's tail.  What took 10 s or more says how long, and how much CPU
+# (user and system, its children's included) it took: the check's budget.
 run_check() {
-	local name=$1 log
+	local name=$1 log rc t TIMEFORMAT='%R %U %S'
 	shift
 	log=$LOGDIR/$(echo "$name" | tr '/: ' '___').log
-	if "$@" >"$log" 2>&1; then
-		result "$name" PASS
+	{ time "$@" >"$log" 2>&1; } 2>"$log.time"
+	rc=$?
+	t=$(tail -n 1 "$log.time" | awk 'NF == 3 && $1 >= 10 { printf "%d s, %d CPU-s", $1, $2 + $3 }')
+	rm -f "$log.time"
+	if [ "$rc" = 0 ]; then
+		result "$name" PASS "$t"
 	else
-		result "$name" FAIL "log: $log"
+		result "$name" FAIL "${t:+$t, }log: $log"
 		tail -n 40 "$log" | sed 's/^/    | /'
 		return 1
 	fi
