@@ -41,21 +41,25 @@
 #     DISCONNECTED the CM delivered but rdma_ucm dropped under the
 #     injected ENOMEM is restarted, and must connect).
 # Then races driven on purpose, not by chance (issue 17), on guest b:
-# rdma_cm's debugfs ha_work_delay_ms makes the next HA work item sleep
-# (up to HOLD_MS) before it takes its ID's handler_mutex, and the ordered
-# HA workqueue keeps the items behind it queued as long; the scenario
-# ends the sleep (writes 0) once what it raced against happened, so the
+# rdma_cm's debugfs ha_work_delay_ms, while armed, makes every HA work
+# item that starts sleep (up to HOLD_MS) before it takes its ID's
+# handler_mutex, and ha_work_held counts the sleepers; the scenario ends
+# the sleep (writes 0) once what it raced against happened, so the
 # window holds on a guest as slow as it may be (a KASAN guest beside
 # other builds took 16 s to reach the CM's removal):
-#   - the align and migrate clients are killed while the HA work of one
-#     sleeps and the other's is queued (a failover misaligned both):
-#     both IDs are destroyed (rdma_cma:cm_id_destroy) between the start
-#     and the end of the held work item (workqueue_execute_start/end, the
-#     kernel's time stamps), and the CM decides nothing for either;
+#   - a failover misaligns the align and migrate clients: the HA work
+#     items of both IDs sleep side by side (the HA workqueue is not
+#     ordered: one ID's slow work must not hold up another's);
+#   - the clients are killed while their work items sleep, after a
+#     failover back and forth queued each ID's work again behind the
+#     one that sleeps: both IDs are destroyed (rdma_cma:cm_id_destroy)
+#     between the start and the end of the held work item
+#     (workqueue_execute_start/end, the kernel's time stamps), and the
+#     CM decides nothing for either once they are being destroyed;
 #   - `rdma link delete sib0` while the HA work for the IDs on sib0 is
-#     held and queued: the CM's removal (rdma_cma:cm_remove_one) runs
-#     inside the held window, the delete returns, and sib0 added again
-#     carries the clients after a failover back to ib0;
+#     held: the CM's removal (rdma_cma:cm_remove_one) runs inside the
+#     held window, the delete returns, and sib0 added again carries the
+#     clients after a failover back to ib0;
 #   - a program whose HA mode changes on its live listener and
 #     connections (SIGUSR1 to rdma_ha_pingpong) every CYCLE_EVERY flaps of
 #     the churn, through all six modes: it runs on, every refusal is
@@ -457,8 +461,9 @@ fi
 HOLD_MS=60000
 barrier races 300
 if [ "$ROLE" = b ]; then
-	[ -w $FP/ha_work_delay_ms ] && [ -w $FP/ha_port_work_fail_nth ] ||
-		fail "no ha_work_delay_ms or ha_port_work_fail_nth in rdma_cm's debugfs"
+	[ -w $FP/ha_work_delay_ms ] && [ -r $FP/ha_work_held ] &&
+		[ -w $FP/ha_port_work_fail_nth ] ||
+		fail "no ha_work_delay_ms, ha_work_held or ha_port_work_fail_nth in rdma_cm's debugfs"
 	for e in workqueue/workqueue_execute_start workqueue/workqueue_execute_end \
 		rdma_cma/cm_id_destroy rdma_cma/cm_ha_decision \
 		rdma_cma/cm_remove_one; do
@@ -483,13 +488,15 @@ if [ "$ROLE" = b ]; then
 		sleep 1
 	}
 	# hold_failover: arm the delay, fail over to ib1 (align and migrate
-	# are misaligned: their HA work is queued), until a work item sleeps
+	# are misaligned: their HA work is queued), until both clients' work
+	# items sleep (HELD: how many did within 10 s)
 	hold_failover() {
 		echo >$T/trace
 		echo "$HOLD_MS" >$FP/ha_work_delay_ms
 		echo ib1 >/sys/class/net/bond0/bonding/active_slave
-		wait_for 10 sh -c "[ \$(cat $FP/ha_work_delay_ms) = -1 ]" ||
-			fail "no HA work item took ha_work_delay_ms"
+		wait_for 10 sh -c "[ \$(cat $FP/ha_work_held) -ge 2 ]"
+		HELD=$(cat $FP/ha_work_held)
+		[ "$HELD" -ge 1 ] || fail "no HA work item took ha_work_delay_ms"
 	}
 	# wait_traced S N PATTERN: within S seconds, at least N lines of the
 	# live trace match PATTERN (read twice a second: the trace holds
@@ -502,16 +509,16 @@ if [ "$ROLE" = b ]; then
 			sleep 0.5
 		done
 	}
-	# release: end the hold (the work item must still sleep: the race
-	# happened inside it); prints what the file read before
+	# release: end the hold; prints how many work items still slept (the
+	# race happened inside the hold if they did)
 	release() {
-		cat $FP/ha_work_delay_ms
+		cat $FP/ha_work_held
 		echo 0 >$FP/ha_work_delay_ms
 	}
-	# held_end TRACE: after the held work item woke, the trace in TRACE
+	# held_end TRACE: after the held work items woke, the trace in TRACE
 	held_end() {
-		wait_for 5 sh -c "[ \$(cat $FP/ha_work_delay_ms) = 0 ]" ||
-			fail "the held HA work item never woke"
+		wait_for 5 sh -c "[ \$(cat $FP/ha_work_held) = 0 ]" ||
+			fail "the held HA work items never woke"
 		sleep 1
 		cat $T/trace >"$1"
 	}
@@ -543,6 +550,11 @@ if [ "$ROLE" = b ]; then
 		ids="$ids $(cm_idn "$(cat /tmp/race-$m.pid)")"
 	done
 	hold_failover
+	check "the HA work of the align and the migrate client ran side by side ($HELD held at once)" \
+		'[ "$HELD" -ge 2 ]'
+	# each ID's work queued again behind the one that sleeps
+	echo ib0 >/sys/class/net/bond0/bonding/active_slave
+	echo ib1 >/sys/class/net/bond0/bonding/active_slave
 	t_kill=$(now)
 	for m in align migrate; do kill -9 "$(cat /tmp/race-$m.pid)"; done
 	# the ID whose work item sleeps is destroyed when the work item
@@ -550,7 +562,7 @@ if [ "$ROLE" = b ]; then
 	pat=$(echo $ids | sed 's/ /|/g')
 	wait_traced $((HOLD_MS / 1000 - 10)) "$(echo $ids | wc -w)" "cm_id_destroy: cm.id=($pat) "
 	held=$(release)
-	echo "RDMA-HA-DATA: role=b what=race-destroy released_s=$(rel "$t_kill" "$(now)") delay_ms_read=$held"
+	echo "RDMA-HA-DATA: role=b what=race-destroy released_s=$(rel "$t_kill" "$(now)") held_at_release=$held"
 	for m in align migrate; do
 		wait "$(cat /tmp/race-$m.pid)" 2>/dev/null
 		echo "RDMA-HA-DATA: role=b what=race-destroy $m exited_s=$(rel "$t_kill" "$(now)")"
@@ -560,12 +572,15 @@ if [ "$ROLE" = b ]; then
 	hs=$1 he=$2
 	set -- $(in_window /tmp/race-destroy.trace "$hs" "$he" "cm_id_destroy: cm.id=($pat) ")
 	d_in=$1 d_out=$2
-	set -- $(in_window /tmp/race-destroy.trace 0 0 "cm_ha_decision: cm.id=($pat) ")
-	dec=$2
+	# decisions for the IDs once the first of them was being destroyed
+	dec=$(awk -v pat="cm.id=($pat) " '
+		/cm_id_destroy:/ && $0 ~ pat { d = 1 }
+		d && /cm_ha_decision:/ && $0 ~ pat { n++ }
+		END { print n + 0 }' /tmp/race-destroy.trace)
 	echo "RDMA-HA-DATA: role=b what=race-destroy ids=$(echo $ids | tr ' ' ,) held=$hs..$he destroyed_in=$d_in destroyed_out=$d_out decisions=$dec"
-	check "destroy race: the HA work item was held until released ($hs..$he, read $held before)" \
-		'[ "$held" = -1 ] && awk -v s="$hs" -v e="$he" "BEGIN { exit !(s > 0 && e > s) }"'
-	check "destroy race: both clients' IDs ($ids) destroyed while a work item was held and the other queued ($d_in in, $d_out out)" \
+	check "destroy race: the HA work was held until released ($hs..$he, $held held at the release)" \
+		'[ "$held" -ge 1 ] && awk -v s="$hs" -v e="$he" "BEGIN { exit !(s > 0 && e > s) }"'
+	check "destroy race: both clients' IDs ($ids) destroyed while their work was held and queued again ($d_in in, $d_out out)" \
 		'[ "$d_in" -ge 2 ] && [ "$d_in" = "$(echo $ids | wc -w)" ] && [ "$d_out" = 0 ]'
 	check "destroy race: no HA decision for a destroyed ID ($dec)" '[ "$dec" = 0 ]'
 	run align
@@ -584,7 +599,7 @@ if [ "$ROLE" = b ]; then
 	held=$(release)
 	wait "$del"
 	rc=$?
-	echo "RDMA-HA-DATA: role=b what=race-remove delete_s=$(rel "$t0" "$(now)") rc=$rc delay_ms_read=$held"
+	echo "RDMA-HA-DATA: role=b what=race-remove delete_s=$(rel "$t0" "$(now)") rc=$rc held_at_release=$held"
 	held_end /tmp/race-remove.trace
 	set -- $(held_window /tmp/race-remove.trace)
 	hs=$1 he=$2
@@ -593,8 +608,8 @@ if [ "$ROLE" = b ]; then
 	echo "RDMA-HA-DATA: role=b what=race-remove held=$hs..$he removed_in=$r_in removed_out=$r_out"
 	check "removal race: rdma link delete sib0 returned (exit $rc)" '[ "$rc" = 0 ]'
 	check "removal race: sib0 is gone" '[ ! -e /sys/class/infiniband/sib0 ]'
-	check "removal race: the CM removed sib0 while the HA work was held ($r_in in, $r_out out, read $held before the release)" \
-		'[ "$held" = -1 ] && [ "$r_in" = 1 ] && [ "$r_out" = 0 ]'
+	check "removal race: the CM removed sib0 while the HA work was held ($r_in in, $r_out out, $held held at the release)" \
+		'[ "$held" -ge 1 ] && [ "$r_in" = 1 ] && [ "$r_out" = 0 ]'
 	# the device back, enslaved again
 	sib_add sib0 eth0
 	ip link set ib0 down

@@ -29,15 +29,15 @@
  * meanwhile (destroying the ID, removing the device, changing the mode)
  * have a window of microseconds. A test opens it on purpose with
  *
- *   ha_work_delay_ms       the next per-ID HA work item sleeps that long
- *                          before it takes the ID's handler_mutex
+ *   ha_work_delay_ms       while armed (N > 0), every per-ID HA work item
+ *                          that starts sleeps up to N ms before it takes
+ *                          the ID's handler_mutex
+ *   ha_work_held           how many sleep now (read only)
  *
- * The HA workqueue is ordered, so the work items queued behind the one
- * that sleeps stay queued as long. Reading the file gives the delay still
- * armed, -1 while a work item sleeps it, 0 once it woke (or when none is
- * armed). Writing 0 disarms it, and wakes a work item that sleeps: a test
- * arms a delay longer than the slowest machine needs, and ends it as soon
- * as what it raced against has happened.
+ * Writing 0 disarms the delay and wakes every work item that sleeps it: a
+ * test arms a delay longer than the slowest machine needs, and ends it as
+ * soon as what it raced against has happened. An ID's work item queued
+ * again while it sleeps stays pending meanwhile.
  */
 
 #include <linux/debugfs.h>
@@ -62,8 +62,11 @@ static struct cma_ha_fault_point cma_ha_fault_points[CMA_HA_FAULT_NR] = {
 	},
 };
 
-/* ms for the next HA work item to sleep, -1 while one sleeps, 0 if none */
+/* ms for the HA work items that start to sleep, 0 if none */
 static atomic_t cma_ha_work_delay = ATOMIC_INIT(0);
+/* How many sleep it, and how many times it was disarmed */
+static atomic_t cma_ha_work_held = ATOMIC_INIT(0);
+static atomic_t cma_ha_work_releases = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(cma_ha_work_delay_wait);
 
 /* Longest delay a test may ask for: an HA work item sleeps in a kworker */
@@ -147,32 +150,31 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_left);
 /**
  * cma_ha_fault_delay() - Hold an HA work item as ha_work_delay_ms asks
  *
- * Takes the armed delay, if any, and sleeps it, or until ha_work_delay_ms
- * is written; the next work item finds none.
+ * Sleeps the armed delay, if any, or until ha_work_delay_ms is written 0.
  *
  * Context: Process context, no lock held: the caller sleeps.
  */
 void cma_ha_fault_delay(void)
 {
+	/* A release after this read ends the sleep, or zeroes the delay */
+	int releases = atomic_read_acquire(&cma_ha_work_releases);
 	int ms = atomic_read(&cma_ha_work_delay);
 
-	do {
-		if (ms <= 0)
-			return;
-	} while (!atomic_try_cmpxchg(&cma_ha_work_delay, &ms, -1));
+	if (ms <= 0)
+		return;
+	atomic_inc(&cma_ha_work_held);
 	wait_event_timeout(cma_ha_work_delay_wait,
-			   atomic_read(&cma_ha_work_delay) != -1,
+			   atomic_read(&cma_ha_work_releases) != releases,
 			   msecs_to_jiffies(ms));
-	/* Unless the file was written meanwhile */
-	atomic_cmpxchg(&cma_ha_work_delay, -1, 0);
+	atomic_dec(&cma_ha_work_held);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_delay);
 
 /**
  * cma_ha_fault_set_delay() - Arm or disarm ha_work_delay_ms
- * @ms: How long the next HA work item sleeps, 0 to disarm.
+ * @ms: How long each HA work item that starts sleeps, 0 to disarm.
  *
- * A work item that sleeps wakes up, whatever @ms is.
+ * Disarming wakes every work item that sleeps.
  *
  * Return: 0, or -EINVAL if @ms is more than CMA_HA_WORK_DELAY_MAX_MS.
  */
@@ -181,7 +183,12 @@ VISIBLE_IF_KUNIT int cma_ha_fault_set_delay(u64 ms)
 	if (ms > CMA_HA_WORK_DELAY_MAX_MS)
 		return -EINVAL;
 	atomic_set(&cma_ha_work_delay, ms);
-	wake_up(&cma_ha_work_delay_wait);
+	if (!ms) {
+		/* Pairs with the acquire in cma_ha_fault_delay() */
+		smp_mb__before_atomic();
+		atomic_inc(&cma_ha_work_releases);
+		wake_up_all(&cma_ha_work_delay_wait);
+	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_set_delay);
@@ -189,13 +196,24 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_set_delay);
 /**
  * cma_ha_fault_get_delay() - What ha_work_delay_ms reads
  *
- * Return: the delay still armed, -1 while a work item sleeps it, else 0.
+ * Return: the delay armed, 0 if none.
  */
 VISIBLE_IF_KUNIT int cma_ha_fault_get_delay(void)
 {
 	return atomic_read(&cma_ha_work_delay);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_get_delay);
+
+/**
+ * cma_ha_fault_held() - What ha_work_held reads
+ *
+ * Return: how many HA work items sleep the delay now.
+ */
+VISIBLE_IF_KUNIT int cma_ha_fault_held(void)
+{
+	return atomic_read(&cma_ha_work_held);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_fault_held);
 
 static int cma_ha_fault_get(void *data, u64 *val)
 {
@@ -229,6 +247,14 @@ static int cma_ha_delay_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(cma_ha_delay_fops, cma_ha_delay_get,
 			 cma_ha_delay_set, "%lld\n");
 
+static int cma_ha_held_get(void *data, u64 *val)
+{
+	*val = cma_ha_fault_held();
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(cma_ha_held_fops, cma_ha_held_get, NULL, "%llu\n");
+
 void cma_ha_fault_init(void)
 {
 	cma_ha_debugfs = debugfs_create_dir("rdma_cm", NULL);
@@ -245,6 +271,8 @@ void cma_ha_fault_init(void)
 				   &cma_ha_fault_fops);
 	debugfs_create_file_unsafe("ha_work_delay_ms", 0600, cma_ha_debugfs,
 				   NULL, &cma_ha_delay_fops);
+	debugfs_create_file_unsafe("ha_work_held", 0400, cma_ha_debugfs,
+				   NULL, &cma_ha_held_fops);
 }
 
 void cma_ha_fault_exit(void)

@@ -119,11 +119,10 @@ static void cma_ha_fault_once_test(struct kunit *test)
 					       (u64)INT_MAX + 1), -EINVAL);
 }
 
-/* The delay holds one work item, and reads -1 while it does */
+/* While armed, the delay holds every work item that starts */
 static void cma_ha_fault_delay_test(struct kunit *test)
 {
 	ktime_t t0;
-	s64 ms;
 
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_set_delay(60001), -EINVAL);
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
@@ -137,11 +136,17 @@ static void cma_ha_fault_delay_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 60);
 	t0 = ktime_get();
 	cma_ha_fault_delay();
-	ms = ktime_ms_delta(ktime_get(), t0);
-	KUNIT_EXPECT_GE(test, ms, 60);
-	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), t0), 60);
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_held(), 0);
 
-	/* Taken: the next work item does not wait */
+	/* Still armed: the next work item waits too */
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 60);
+	t0 = ktime_get();
+	cma_ha_fault_delay();
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), t0), 60);
+
+	/* Disarmed: no wait */
+	KUNIT_ASSERT_EQ(test, cma_ha_fault_set_delay(0), 0);
 	t0 = ktime_get();
 	cma_ha_fault_delay();
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 20);
@@ -162,57 +167,70 @@ static int cma_ha_fault_delay_thread(void *data)
 	return 0;
 }
 
-/* While a work item sleeps the delay, the file says so */
-static void cma_ha_fault_delay_sleeping_test(struct kunit *test)
+/*
+ * Start N threads that sleep the delay, and wait until they all do.
+ * Return: how many were started; each uses its ctx until it completes done.
+ */
+static int cma_ha_fault_delay_start(struct kunit *test,
+				    struct cma_ha_fault_delay_ctx *ctx, int n)
 {
-	struct cma_ha_fault_delay_ctx ctx;
 	struct task_struct *task;
 	int i;
 
-	init_completion(&ctx.started);
-	init_completion(&ctx.done);
-	KUNIT_ASSERT_EQ(test, cma_ha_fault_set_delay(300), 0);
-	task = kthread_run(cma_ha_fault_delay_thread, &ctx, "cma_ha_delay");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	wait_for_completion(&ctx.started);
-	for (i = 0; i < 100 && cma_ha_fault_get_delay() != -1; i++)
+	for (i = 0; i < n; i++) {
+		init_completion(&ctx[i].started);
+		init_completion(&ctx[i].done);
+		task = kthread_run(cma_ha_fault_delay_thread, &ctx[i],
+				   "cma_ha_delay%d", i);
+		if (IS_ERR(task)) {
+			KUNIT_FAIL(test, "kthread_run: %pe", task);
+			return i;
+		}
+		wait_for_completion(&ctx[i].started);
+	}
+	for (i = 0; i < 100 && cma_ha_fault_held() != n; i++)
 		msleep(20);
-	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), -1);
-	/* A second work item is not held while the first sleeps */
-	cma_ha_fault_delay();
-	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), -1);
-	for (i = 0; i < 100 && cma_ha_fault_get_delay() != 0; i++)
-		msleep(20);
-	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
-	wait_for_completion(&ctx.done);
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_held(), n);
+	return n;
 }
 
-/* Writing the file while a work item sleeps ends the sleep */
+/* Work items sleep the delay side by side, and ha_work_held counts them */
+static void cma_ha_fault_delay_sleeping_test(struct kunit *test)
+{
+	struct cma_ha_fault_delay_ctx ctx[2];
+	int n;
+
+	KUNIT_ASSERT_EQ(test, cma_ha_fault_set_delay(500), 0);
+	n = cma_ha_fault_delay_start(test, ctx, 2);
+	while (n--)
+		wait_for_completion(&ctx[n].done);
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_held(), 0);
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 500);
+}
+
+/* Disarming the delay ends the sleep of every work item */
 static void cma_ha_fault_delay_release_test(struct kunit *test)
 {
-	struct cma_ha_fault_delay_ctx ctx;
-	struct task_struct *task;
+	struct cma_ha_fault_delay_ctx ctx[2];
+	unsigned long left[2] = {};
 	ktime_t t0;
-	int i;
+	int i, n;
 
-	init_completion(&ctx.started);
-	init_completion(&ctx.done);
 	KUNIT_ASSERT_EQ(test, cma_ha_fault_set_delay(60000), 0);
-	task = kthread_run(cma_ha_fault_delay_thread, &ctx, "cma_ha_delay");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	wait_for_completion(&ctx.started);
-	for (i = 0; i < 100 && cma_ha_fault_get_delay() != -1; i++)
-		msleep(20);
-	KUNIT_ASSERT_EQ(test, cma_ha_fault_get_delay(), -1);
+	n = cma_ha_fault_delay_start(test, ctx, 2);
 
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, cma_ha_fault_set_delay(0), 0);
-	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ctx.done,
-							    5 * HZ));
+	for (i = 0; i < n; i++) {
+		left[i] = wait_for_completion_timeout(&ctx[i].done, 5 * HZ);
+		KUNIT_EXPECT_NE(test, left[i], 0);
+	}
 	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 5000);
-	KUNIT_EXPECT_EQ(test, cma_ha_fault_get_delay(), 0);
-	/* The thread uses ctx until it ends, whatever the test found */
-	wait_for_completion(&ctx.done);
+	KUNIT_EXPECT_EQ(test, cma_ha_fault_held(), 0);
+	/* Each thread uses its ctx until it ends, whatever the test found */
+	while (n--)
+		if (!left[n])
+			wait_for_completion(&ctx[n].done);
 }
 
 static struct kunit_case cma_ha_fault_test_cases[] = {
