@@ -874,3 +874,58 @@ ka_stale_idle() {
 	echo 256 >$knob
 	return 0
 }
+
+# ka_qp_fatal: a's send-side QP of its idle RC connection to b fails
+# under it (debugfs rxe_ib_qp_fatal: the QP goes to the error state with
+# IB_EVENT_QP_FATAL, as a hardware QP does on a fatal error of its own).
+# IPoIB has no event handler on send QPs, and a flushed send does not
+# tear a connection down: the next probe, flushed, must, within two
+# keepalive intervals (1 s x 3), so that the next ping goes out on a new
+# connection and is answered; the keepalive task does not spin on the
+# stopped connection meanwhile (cm_ka_runs).  About 15 s.
+KA_QP_FATAL=/sys/kernel/debug/rxe_ib_qp_fatal
+ka_qp_fatal() {
+	local t=/sys/kernel/tracing qpn f0 k0 k1
+	barrier qp-fatal
+	if [ "$ROLE" = a ]; then
+		[ -f $KA_QP_FATAL ] || { log "FAIL: no $KA_QP_FATAL"; res=1; }
+		wait_ping "$PEER_IB" 60
+		pings 5 "$PEER_IB" >/dev/null
+		ka_trace_on
+		# the QP that a's probes go out on: a's send side to b
+		wait_for 5 grep -q 'ipoib_cm_ka_probe: ib0 qpn=' $t/trace
+		qpn=$(sed -n 's/.*ipoib_cm_ka_probe: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
+			$t/trace | tail -n 1)
+		echo 0 >$t/events/ib_ipoib/enable
+		f0=$(cm_stat cm_tx_failed)
+		if [ -z "$qpn" ]; then
+			log "FAIL: no probe on an RC connection of ib0 in 5 s"
+			res=1
+		elif echo "sib0 $qpn" >$KA_QP_FATAL; then
+			log "QP $qpn of sib0 failed (IB_EVENT_QP_FATAL)"
+			k0=$(cm_stat cm_ka_runs)
+			wait_for 3 sh -c "[ \$(ethtool -S ib0 | awk '\$1 == \"cm_tx_failed:\" { print \$2 }') -gt $f0 ]" ||
+				{ log "FAIL: the connection whose QP failed was not torn down within 3 s"; res=1; }
+			sleep 2
+			k1=$(cm_stat cm_ka_runs)
+			log "keepalive task: $((k1 - k0)) runs in the 2 s after the fault and the rest of its detection"
+			[ $((k1 - k0)) -lt 20 ] ||
+				{ log "FAIL: the keepalive task ran $((k1 - k0)) times (a stopped connection re-armed it)"; res=1; }
+			ping -c 1 -W 5 "$PEER_IB" >/dev/null ||
+				{ log "FAIL: the first ping after the QP failed was lost"; res=1; }
+			pings 10 "$PEER_IB" ||
+				{ log "FAIL: ping on the new connection"; res=1; }
+			rdma resource show qp link sib0/1 |
+				grep -q "lqpn $((qpn)) " &&
+				{ log "FAIL: QP $qpn still exists"; res=1; }
+			cm_stats qp-fatal
+			expect cm_tx_failed -eq $((f0 + 1))
+			expect cm_tx_rc_conns -eq 1
+		else
+			log "FAIL: echo sib0 $qpn >$KA_QP_FATAL"
+			res=1
+		fi
+	fi
+	barrier qp-fatal-done 60
+	return 0
+}

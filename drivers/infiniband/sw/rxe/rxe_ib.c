@@ -1179,6 +1179,59 @@ unlock:
 	return err;
 }
 
+/*
+ * debugfs rxe_ib_qp_fatal: writing "DEVICE QPN" moves that QP of that soft
+ * device (IB or RoCE) to the error state and raises IB_EVENT_QP_FATAL, as
+ * a hardware device does when a QP of its own fails.  For tests: what a
+ * consumer does with a QP that died under it.
+ */
+static ssize_t rxe_ib_qp_fatal_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	char buf[IB_DEVICE_NAME_MAX + 16], name[IB_DEVICE_NAME_MAX];
+	struct ib_device *ibdev;
+	struct ib_event ev;
+	struct rxe_qp *qp;
+	ssize_t ret;
+	int qpn;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%63s %i", name, &qpn) != 2 || qpn < 0)
+		return -EINVAL;
+
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return -ENODEV;
+	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
+	if (!qp) {
+		ret = -ENOENT;
+		goto out;
+	}
+	rxe_qp_error(qp);
+	if (qp->ibqp.event_handler) {
+		ev.device = ibdev;
+		ev.element.qp = &qp->ibqp;
+		ev.event = IB_EVENT_QP_FATAL;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	rxe_put(qp);
+	ret = len;
+out:
+	ib_device_put(ibdev);
+	return ret;
+}
+
+static const struct file_operations rxe_ib_qp_fatal_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rxe_ib_qp_fatal_write,
+};
+
 static struct rdma_link_ops rxe_ib_link_ops = {
 	.type = "sib",
 	.newlink = rxe_ib_newlink,
@@ -1192,6 +1245,8 @@ void rxe_ib_module_init(void)
 	dev_add_pack(&rxe_ib_packet_type);
 	rdma_link_register(&rxe_ib_link_ops);
 	debugfs_create_u16("rxe_ib_lost_sls", 0600, NULL, &rxe_ib_lost_sls);
+	debugfs_create_file("rxe_ib_qp_fatal", 0200, NULL, NULL,
+			    &rxe_ib_qp_fatal_fops);
 }
 
 /**
@@ -1199,6 +1254,7 @@ void rxe_ib_module_init(void)
  */
 void rxe_ib_module_exit(void)
 {
+	debugfs_lookup_and_remove("rxe_ib_qp_fatal", NULL);
 	debugfs_lookup_and_remove("rxe_ib_lost_sls", NULL);
 	rdma_link_unregister(&rxe_ib_link_ops);
 	dev_remove_pack(&rxe_ib_packet_type);
