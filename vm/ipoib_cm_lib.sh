@@ -882,13 +882,18 @@ ka_stale_idle() {
 # tear a connection down: the next probe, flushed, must, within two
 # keepalive intervals (1 s x 3), so that the next ping goes out on a new
 # connection and is answered; the keepalive task does not spin on the
-# stopped connection meanwhile (cm_ka_runs).  About 15 s.
+# stopped connection meanwhile (cm_ka_runs).  a's connection starts
+# afresh (ib0 down and up) with keepalives of 1 s x 3.  About 20 s.
 KA_QP_FATAL=/sys/kernel/debug/rxe_ib_qp_fatal
 ka_qp_fatal() {
 	local t=/sys/kernel/tracing qpn f0 k0 k1
 	barrier qp-fatal
 	if [ "$ROLE" = a ]; then
 		[ -f $KA_QP_FATAL ] || { log "FAIL: no $KA_QP_FATAL"; res=1; }
+		# a fresh connection, with the keepalive settings of now
+		ip link set ib0 down
+		ip link set ib0 up
+		wait_carrier ib0 1 30
 		wait_ping "$PEER_IB" 60
 		pings 5 "$PEER_IB" >/dev/null
 		ka_trace_on
