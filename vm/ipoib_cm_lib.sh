@@ -886,7 +886,7 @@ ka_stale_idle() {
 # afresh (ib0 down and up) with keepalives of 1 s x 3.  About 20 s.
 KA_QP_FATAL=/sys/kernel/debug/rxe_ib_qp_fatal
 ka_qp_fatal() {
-	local t=/sys/kernel/tracing qpn f0 k0 k1
+	local t=/sys/kernel/tracing qpn f0 d0 k0 k1
 	barrier qp-fatal
 	if [ "$ROLE" = a ]; then
 		[ -f $KA_QP_FATAL ] || { log "FAIL: no $KA_QP_FATAL"; res=1; }
@@ -902,14 +902,14 @@ ka_qp_fatal() {
 		qpn=$(sed -n 's/.*ipoib_cm_ka_probe: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
 			$t/trace | tail -n 1)
 		echo 0 >$t/events/ib_ipoib/enable
-		f0=$(cm_stat cm_tx_failed)
+		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
 		if [ -z "$qpn" ]; then
 			log "FAIL: no probe on an RC connection of ib0 in 5 s"
 			res=1
 		elif echo "sib0 $qpn" >$KA_QP_FATAL; then
 			log "QP $qpn of sib0 failed (IB_EVENT_QP_FATAL)"
 			k0=$(cm_stat cm_ka_runs)
-			wait_for 3 sh -c "[ \$(ethtool -S ib0 | awk '\$1 == \"cm_tx_failed:\" { print \$2 }') -gt $f0 ]" ||
+			wait_for 3 _ka_tx_gone $((f0 + d0)) ||
 				{ log "FAIL: the connection whose QP failed was not torn down within 3 s"; res=1; }
 			sleep 2
 			k1=$(cm_stat cm_ka_runs)
@@ -925,6 +925,7 @@ ka_qp_fatal() {
 				{ log "FAIL: QP $qpn still exists"; res=1; }
 			cm_stats qp-fatal
 			expect cm_tx_failed -eq $((f0 + 1))
+			expect cm_ka_tx_dead -eq "$d0"
 			expect cm_tx_rc_conns -eq 1
 		else
 			log "FAIL: echo sib0 $qpn >$KA_QP_FATAL"
