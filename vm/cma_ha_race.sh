@@ -464,7 +464,8 @@ if [ "$ROLE" = b ]; then
 	[ -w $FP/ha_work_delay_ms ] && [ -r $FP/ha_work_held ] &&
 		[ -w $FP/ha_port_work_fail_nth ] ||
 		fail "no ha_work_delay_ms, ha_work_held or ha_port_work_fail_nth in rdma_cm's debugfs"
-	for e in workqueue/workqueue_execute_start workqueue/workqueue_execute_end \
+	for e in workqueue/workqueue_queue_work \
+		workqueue/workqueue_execute_start workqueue/workqueue_execute_end \
 		rdma_cma/cm_id_destroy rdma_cma/cm_ha_decision \
 		rdma_cma/cm_remove_one; do
 		echo 1 >$T/events/$e/enable || fail "no trace event $e"
@@ -533,6 +534,18 @@ if [ "$ROLE" = b ]; then
 			w && /workqueue_execute_end:/ && index($0, "work struct " w ":") && !e { e = ts() }
 			END { print s + 0, e + 0 }' "$1"
 	}
+	# requeued TRACE: of the HA work items in TRACE, how many were queued
+	# twice and ran once (the second queueing cancelled by the ID's
+	# destruction), and how many ran more than once
+	requeued() {
+		awk '
+			/workqueue_queue_work:.*function=cma_ha_work_handler / {
+				w = $0; sub(/.*work struct=/, "", w); sub(/ .*/, "", w); q[w]++ }
+			/workqueue_execute_start:.*function cma_ha_work_handler/ {
+				w = $0; sub(/.*work struct /, "", w); sub(/:.*/, "", w); x[w]++ }
+			END { for (w in q) if (q[w] >= 2) { if (x[w] == 1) once++; if (x[w] > 1) more++ }
+			      print once + 0, more + 0 }' "$1"
+	}
 	# in_window TRACE S E PATTERN: time stamps of lines matching PATTERN
 	# between S and E, and outside
 	in_window() {
@@ -583,6 +596,10 @@ if [ "$ROLE" = b ]; then
 	check "destroy race: both clients' IDs ($ids) destroyed while their work was held and queued again ($d_in in, $d_out out)" \
 		'[ "$d_in" -ge 2 ] && [ "$d_in" = "$(echo $ids | wc -w)" ] && [ "$d_out" = 0 ]'
 	check "destroy race: no HA decision for a destroyed ID ($dec)" '[ "$dec" = 0 ]'
+	set -- $(requeued /tmp/race-destroy.trace)
+	rq_once=$1 rq_more=$2
+	check "destroy race: work queued again behind its sleeping self ran once ($rq_once items), never again ($rq_more)" \
+		'[ "$rq_once" -ge 2 ] && [ "$rq_more" = 0 ]'
 	run align
 	run migrate
 
@@ -652,7 +669,8 @@ if [ "$ROLE" = b ]; then
 	echo "RDMA-HA-DATA: role=b what=port-work-fail-nth left=$left"
 	check "the port work took ha_port_work_fail_nth and allocated nothing (left $left of 1)" \
 		'[ "$left" = 1 ]'
-	for e in workqueue/workqueue_execute_start workqueue/workqueue_execute_end; do
+	for e in workqueue/workqueue_queue_work \
+		workqueue/workqueue_execute_start workqueue/workqueue_execute_end; do
 		echo 0 >$T/events/$e/enable
 	done
 	barrier races-done 600
