@@ -22,6 +22,7 @@
 
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cache.h>
+#include <rdma/lag.h>
 
 #include "cma_priv.h"
 
@@ -575,6 +576,39 @@ static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
 	return id_priv->id.qp && id_priv->id.route.num_pri_alt_paths == 2;
 }
 
+/*
+ * Whether @ndev is a slave of @bond, asked of bonding's own record of the
+ * slave, which the slave being released from @bond no longer has (no
+ * IFF_SLAVE).
+ *
+ * Context: Caller holds the RTNL lock.
+ */
+static bool cma_ha_slave_of(struct net_device *ndev, struct net_device *bond)
+{
+	struct slave *slave;
+
+	if (!ndev || !netif_is_bond_slave(ndev))
+		return false;
+	slave = bond_slave_get_rtnl(ndev);
+	return slave && slave->bond->dev == bond;
+}
+
+/*
+ * Whether @port_ndev, the netdevice of a port of @device, is a slave of
+ * @bond that the driver moves to the bond's active slave (device LAG).
+ * The slave being released from @bond is not: the bond leaves the device
+ * with it.
+ *
+ * Context: Caller holds the RTNL lock.
+ */
+static bool cma_ha_port_follows(struct ib_device *device,
+				struct net_device *port_ndev,
+				struct net_device *bond)
+{
+	return (device->lag_flags & RDMA_LAG_FLAGS_PORT_FOLLOWS_BOND) &&
+	       cma_ha_slave_of(port_ndev, bond);
+}
+
 /**
  * cma_ha_failover_path() - Path state of an ID after a bond failover
  * @id_priv: an ID bound to @bond
@@ -589,6 +623,11 @@ static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
  * address changes. InfiniBand (IPoIB bonds, fail_over_mac=active): the
  * bond's hardware address carries the GID of the active port, so the ID is
  * misaligned when that is not the ID's source GID.
+ *
+ * A port of a device whose driver moves it to the active slave itself
+ * (RDMA_LAG_FLAGS_PORT_FOLLOWS_BOND: device LAG) follows the bond like a
+ * port on the bond, although its netdevice is still the old slave when
+ * the failover is raised: the driver moves it later, from its own work.
  *
  * The path is dead when what carries it cannot: the ID's port is not
  * active, or (RoCE) the port's netdevice is down or has no carrier, or is
@@ -633,7 +672,8 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 			path |= CMA_HA_PATH_MISALIGNED;
 	} else if (rdma_protocol_roce(device, port)) {
 		port_ndev = ib_device_get_netdev(device, port);
-		if (port_ndev == bond) {
+		if (port_ndev == bond ||
+		    cma_ha_port_follows(device, port_ndev, bond)) {
 			/* The port follows the bond: its path is the new slave */
 			if (!active || !cma_ha_ndev_up(active))
 				path |= CMA_HA_PATH_DEAD;
@@ -647,7 +687,7 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 			 * this port, and nothing can be sent with it after.
 			 */
 			if (port_ndev && port_ndev != active &&
-			    (netdev_has_upper_dev(port_ndev, bond) ||
+			    (cma_ha_slave_of(port_ndev, bond) ||
 			     cma_ha_ndev_released(port_ndev)))
 				path |= CMA_HA_PATH_MISALIGNED |
 					CMA_HA_PATH_DEAD;

@@ -17,6 +17,7 @@
 
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
+#include <rdma/lag.h>
 #include <rdma/rdma_cm.h>
 
 #include "cma_priv.h"
@@ -673,6 +674,7 @@ static struct net_device *cma_ha_fake_bond(struct kunit *test, bool ib,
 	ndev->flags |= IFF_MASTER;
 	ndev->priv_flags |= IFF_BONDING;
 	bond = netdev_priv(ndev);
+	bond->dev = ndev;
 	bond->params.mode = BOND_MODE_ACTIVEBACKUP;
 	if (active) {
 		slave = kunit_kzalloc(test, sizeof(*slave), GFP_KERNEL);
@@ -680,6 +682,26 @@ static struct net_device *cma_ha_fake_bond(struct kunit *test, bool ib,
 		slave->dev = active;
 		RCU_INIT_POINTER(bond->curr_active_slave, slave);
 	}
+	return ndev;
+}
+
+/*
+ * A slave of @bond that is not its active slave, as bonding records it:
+ * IFF_SLAVE, IFF_BONDING, and its struct slave as rx_handler_data
+ */
+static struct net_device *cma_ha_fake_slave(struct kunit *test,
+					    struct net_device *bond)
+{
+	struct net_device *ndev = cma_ha_fake_ndev(test, 0, false, true);
+	struct slave *slave;
+
+	slave = kunit_kzalloc(test, sizeof(*slave), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slave);
+	slave->dev = ndev;
+	slave->bond = netdev_priv(bond);
+	ndev->flags |= IFF_SLAVE;
+	ndev->priv_flags |= IFF_BONDING;
+	RCU_INIT_POINTER(ndev->rx_handler_data, slave);
 	return ndev;
 }
 
@@ -761,6 +783,14 @@ struct cma_ha_path_case {
 		PORT_NDEV_SLAVE,	/* RoCE: the port is on the active slave */
 		PORT_NDEV_SLAVE_DOWN,	/* RoCE: on a slave without carrier */
 		PORT_NDEV_RELEASED,	/* RoCE: on the slave being released */
+		PORT_NDEV_OLD_SLAVE,	/* RoCE: on a slave, not the active */
+		/*
+		 * device LAG (RDMA_LAG_FLAGS_PORT_FOLLOWS_BOND): the driver
+		 * has not moved the port from the old slave yet
+		 */
+		PORT_NDEV_LAG_OLD,
+		PORT_NDEV_LAG_RELEASED,	/* device LAG, the released slave */
+		PORT_NDEV_LAG_OTHER,	/* device LAG under another bond */
 	} port_ndev;
 	unsigned int path;
 };
@@ -792,10 +822,32 @@ static const struct cma_ha_path_case cma_ha_path_cases[] = {
 	  true, true, false, PORT_NDEV_SLAVE_DOWN, P_DEAD },
 	{ "roce on a slave, port down", false, IB_PORT_DOWN, true, true,
 	  false, PORT_NDEV_SLAVE, P_DEAD },
+	/* a port per slave: the bond's GIDs left the old slave's port */
+	{ "roce on the old slave, slave up", false, IB_PORT_ACTIVE, true,
+	  true, false, PORT_NDEV_OLD_SLAVE, P_MIS | P_DEAD },
 	/* ip link set eth0 nomaster on the active eth0: FAILOVER to eth1 */
 	/* its GIDs leave its port with it: the path is dead too */
 	{ "roce on the released active slave", false, IB_PORT_ACTIVE, true,
 	  true, false, PORT_NDEV_RELEASED, P_MIS | P_DEAD },
+	/*
+	 * mlx5's RoCE LAG: the port is still on the old slave when the
+	 * failover is raised; the driver moves it later and it follows
+	 * the bond, whose state its port has (an administrative switch,
+	 * a cut of the active link with the backup up, a recovery)
+	 */
+	{ "roce lag, port not moved yet, new active slave up", false,
+	  IB_PORT_ACTIVE, true, true, false, PORT_NDEV_LAG_OLD, 0 },
+	{ "roce lag, port not moved yet, bond recovering", false,
+	  IB_PORT_DOWN, false, true, false, PORT_NDEV_LAG_OLD, 0 },
+	{ "roce lag, new active slave without carrier", false,
+	  IB_PORT_DOWN, false, false, false, PORT_NDEV_LAG_OLD, P_DEAD },
+	/* the bond leaves the device with the released slave */
+	{ "roce lag, port on the released active slave", false,
+	  IB_PORT_ACTIVE, true, true, false, PORT_NDEV_LAG_RELEASED,
+	  P_MIS | P_DEAD },
+	/* a slave of another bond does not follow this one */
+	{ "roce lag, port under another bond, port down", false,
+	  IB_PORT_DOWN, true, true, false, PORT_NDEV_LAG_OTHER, P_DEAD },
 };
 
 static void cma_ha_path_desc(const struct cma_ha_path_case *c, char *desc)
@@ -823,8 +875,18 @@ static void cma_ha_failover_path_test(struct kunit *test)
 		fake->port_ndev = active;
 	else if (!c->ib && c->port_ndev == PORT_NDEV_RELEASED)
 		fake->port_ndev = cma_ha_fake_released(test);
+	else if (!c->ib && (c->port_ndev == PORT_NDEV_LAG_OLD ||
+			    c->port_ndev == PORT_NDEV_OLD_SLAVE))
+		fake->port_ndev = cma_ha_fake_slave(test, bond);
+	else if (!c->ib && c->port_ndev == PORT_NDEV_LAG_RELEASED)
+		fake->port_ndev = cma_ha_fake_released(test);
+	else if (!c->ib && c->port_ndev == PORT_NDEV_LAG_OTHER)
+		fake->port_ndev = cma_ha_fake_slave(test,
+				cma_ha_fake_bond(test, false, true, NULL));
 	else if (!c->ib)
 		fake->port_ndev = cma_ha_fake_ndev(test, 0, false, false);
+	if (c->port_ndev >= PORT_NDEV_LAG_OLD)
+		fake->device.lag_flags = RDMA_LAG_FLAGS_PORT_FOLLOWS_BOND;
 
 	rtnl_lock();
 	KUNIT_EXPECT_PTR_EQ(test, cma_ha_active_slave(bond), active);
