@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=600 kernel=patched
+#
+# The RDMA CM's HA judgement of a device-LAG RoCE port (issue 17, D5).
+# mlx5's RoCE LAG has one RDMA port for an active-backup bond; its
+# netdevice is a slave of the bond, and the driver moves it to the new
+# active slave from its own delayed work, after bonding raised
+# NETDEV_BONDING_FAILOVER: when the CM judges the failover, the port is
+# still on the old slave.  Both guests have bond0 over eth0/eth1
+# (fail_over_mac none) and rxe0 on eth0 made such a device (debugfs
+# rxe_lag, "RDMA/rxe: Let a RoCE device follow its bond as device LAG
+# does": RDMA_LAG_FLAGS_PORT_FOLLOWS_BOND, the port moved LAG_DELAY_MS
+# after the failover, the port's state the bond's).
+#
+#  1 align, align           failover eth0 -> eth1 (both links up)
+#  2 fail-fast, fail-fast   cut of the active link eth1 (-> eth0)
+#  3 fail-fast, fail-fast   cut of both links: the bond, and with it the
+#                           port, goes down; the dead path is torn down
+#                           (DISCONNECTED -ENETDOWN, cm_ha_decision
+#                           event=port-err path=dead action=disconnect)
+#
+# In each: the port moved to the new active slave, LAG_DELAY_MS after the
+# failover (the ordering of mlx5); the CM judged id 1's path on the
+# failover (cm_ha_decision, event=bond-failover, state=connected) neither
+# misaligned nor dead and did nothing (action=none), and tore nothing
+# down (no -ENETDOWN/-ENETUNREACH event); in phase 2 the port stayed
+# ACTIVE (the bond kept its carrier).  Without the device's flag in the
+# judgement, the port on the old slave is judged misaligned and dead and
+# both modes tear the connection down.
+#
+# What happens to the connection's traffic after that is rxe's and
+# roce_gid_mgmt's: on the failover roce_gid_mgmt deletes bond0's GIDs from
+# every port under bond0 and adds them again to the active slave's
+# (after the move), at other GID indices while the connection holds the
+# old entries, and rxe looks the source GID up by index for every packet:
+# the connection's QP fails on its next send and the client reconnects.
+# That is recorded (RDMA-HA-DATA what=traffic), not asserted.  So that
+# the CM finds the connection as the hardware would keep it, and judges
+# it connected however late its work runs, the client sends once every
+# 30 s: nothing is sent from the phase's start to the end of its window
+# (a client busy every 10 ms had its QP flushed 30 ms after a cut, before
+# the fail-fast decision, which then found the ID closing).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cma_ha_lib.sh"
+HA_RDEV=rxe
+PP_INTERVAL_US=30000000
+LAG_DELAY_MS=300
+KNOB=/sys/kernel/debug/rxe_lag
+
+need_cmd rdma mono_watch $PP
+
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+[ -d $T/events/rdma_cma/cm_ha_decision ] ||
+	fail "no cm_ha_decision trace event"
+echo 1 >$T/events/rdma_cma/cm_ha_decision/enable
+
+# decisions: cm_ha_decision lines since the trace was last cleared.
+decisions() { grep ' cm_ha_decision: ' $T/trace; }
+
+# port_ndev: the netdevice of rxe0's port.
+port_ndev() {
+	rdma link show rxe0/1 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1) }'
+}
+
+bond_setup fail_over_mac none
+rxe_add rxe0 eth0
+[ -f $KNOB ] || fail "no $KNOB"
+echo "rxe0 $LAG_DELAY_MS" >$KNOB || fail "cannot make rxe0 follow bond0"
+check "a bad rxe_lag write is refused" '! echo "rxe0 10001" >$KNOB 2>/dev/null'
+check "rxe_lag refuses an unknown device" '! echo "nosuch 0" >$KNOB 2>/dev/null'
+wait_ping "$PEER_IP" 60
+check "rxe0's port on eth0" '[ "$(port_ndev)" = eth0 ]'
+barrier ready 120
+
+# lag_checks SLAVE: the checks of a phase whose act made SLAVE active.
+lag_checks() {
+	local slave=$1 t_fo t_mv d
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	check "rxe0's port moved to $slave" '[ "$(port_ndev)" = "$slave" ]'
+	t_fo=$(kmsg_time "act$acts" "slave $slave.*making interface the new active one")
+	t_mv=$(kmsg_time "act$acts" "rxe0: device LAG: port moved from [a-z0-9]+ to $slave")
+	d=$(awk -v a="$t_fo" -v b="$t_mv" 'BEGIN { if (a == "" || b == "") print "none"; else printf "%.0f\n", (b - a) * 1000 }')
+	data "what=lag_move_ms value=$d"
+	check "the port moved $LAG_DELAY_MS ms or more after the failover ($d ms)" \
+		'[ "$d" != none ] && [ "$d" -ge $((LAG_DELAY_MS - 20)) ]'
+	check "the CM judged id 1's path on the failover (cm_ha_decision)" \
+		'decisions | grep "event=bond-failover" | grep -q "state=connected"'
+	check "no decision found a path misaligned or dead" \
+		'! decisions | grep "event=bond-failover" | grep -Eq "path=[a-z|-]*(misaligned|dead)"'
+	check "the CM did nothing to id 1 (action=none)" \
+		'! decisions | grep "event=bond-failover" | grep "state=connected" | grep -vq "action=none"'
+	check "the CM tore nothing down (no -ENETDOWN/-ENETUNREACH)" \
+		'[ "$(count "status=-($ENETDOWN|$ENETUNREACH) ")" = 0 ]'
+	data "what=traffic wc_errors=$(count " wc_error ") reconnects=$(count " connected id=")"
+}
+
+# -- phase 1: align on both sides, administrative failover ---------------
+start align "$MY_IP" align
+echo >$T/trace
+act switch eth1
+lag_checks eth1
+stop
+
+# -- phase 2: fail-fast on both sides, cut of the active link ------------
+start fail-fast "$MY_IP" fail-fast
+echo >$T/trace
+acts=$((acts + 1))
+kmsg_mark "act$acts"
+T_WIN=$(now)
+barrier "act$seq-cut1"
+[ "$ROLE" = a ] || host_cmd both "set_link n1 off"
+wait_carrier eth1 0 10
+wait_for 10 grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
+	fail "bond0 did not fail over to eth0"
+wait_for 10 sh -c "dmesg | grep -q 'slave eth0.*making interface the new active one'" ||
+	fail "no kernel log of the failover"
+T_ACT=$(kmsg_time "act$acts" "slave eth0.*making interface the new active one")
+data "what=act act=cut arg=1 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
+sleep $OBSERVE_S
+T_END=$(now)
+lag_checks eth0
+check "rxe0 stayed ACTIVE (the bond kept its carrier)" \
+	'! dmesg | awk -v tag="act$acts" "f; \$0 ~ \"rdma-ha: mark \" tag \" \" { f = 1 }" | grep -q "rxe0: set down"'
+barrier "act$seq-restore1"
+[ "$ROLE" = a ] || host_cmd both "set_link n1 on"
+wait_carrier eth1 1 30
+stop
+
+# _rxe0_down_seen: the kernel logged rxe0 going down since this act's mark.
+_rxe0_down_seen() { [ -n "$(kmsg_time "act$acts" "rxe0: set down\$")" ]; }
+
+# -- phase 3: fail-fast on both sides, both links cut -------------------
+# bond0 loses its carrier, and with it the port: a dead path, torn down
+start fail-fast "$MY_IP" fail-fast
+echo >$T/trace
+acts=$((acts + 1))
+kmsg_mark "act$acts"
+T_WIN=$(now)
+barrier "act$seq-cutboth"
+[ "$ROLE" = a ] || { host_cmd both "set_link n0 off"; host_cmd both "set_link n1 off"; }
+wait_carrier bond0 0 10
+wait_for 10 _rxe0_down_seen || fail "no kernel log of rxe0 going down"
+T_ACT=$(kmsg_time "act$acts" "rxe0: set down\$")
+data "what=act act=cutboth t_act=$T_ACT"
+sleep $OBSERVE_S
+T_END=$(now)
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "the port went down with the bond (at ${T_ACT:-never})" '[ -n "$T_ACT" ]'
+teardown_checks $ENETDOWN ""
+check "the CM found id 1's path dead on the port event" \
+	'decisions | grep "event=port-err" | grep "state=connected" | grep -q "path=dead.*action=disconnect"'
+# no barrier while bond0 is down (barriers run over it): b, which cut the
+# links, mends them after its own window
+[ "$ROLE" = a ] || { host_cmd both "set_link n0 on"; host_cmd both "set_link n1 on"; }
+wait_carrier bond0 1 30
+wait_for 30 grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state ||
+	fail "rxe0 not ACTIVE again"
+stop
+
+echo "rxe0 off" >$KNOB || fail "cannot end rxe0's device LAG"
+finish
