@@ -50,14 +50,7 @@ KNOB=/sys/kernel/debug/rxe_lag
 
 need_cmd rdma mono_watch $PP
 
-T=/sys/kernel/tracing
-[ -d $T/events ] || mount -t tracefs nodev $T
-[ -d $T/events/rdma_cma/cm_ha_decision ] ||
-	fail "no cm_ha_decision trace event"
-echo 1 >$T/events/rdma_cma/cm_ha_decision/enable
-
-# decisions: cm_ha_decision lines since the trace was last cleared.
-decisions() { grep ' cm_ha_decision: ' $T/trace; }
+ha_trace_on
 
 # port_ndev: the netdevice of rxe0's port.
 port_ndev() {
@@ -74,6 +67,13 @@ check "rxe_lag refuses an unknown device" '! echo "nosuch 0" >$KNOB 2>/dev/null'
 wait_ping "$PEER_IP" 60
 check "rxe0's port on eth0" '[ "$(port_ndev)" = eth0 ]'
 barrier ready 120
+
+# _failover_seen SLAVE / _rxe0_down_seen: the kernel logged bond0 making
+# SLAVE active / rxe0 going down since this act's mark.
+_failover_seen() {
+	[ -n "$(kmsg_time "act$acts" "slave $1.*making interface the new active one")" ]
+}
+_rxe0_down_seen() { [ -n "$(kmsg_time "act$acts" "rxe0: set down\$")" ]; }
 
 # lag_checks SLAVE: the checks of a phase whose act made SLAVE active.
 lag_checks() {
@@ -97,6 +97,28 @@ lag_checks() {
 	data "what=traffic wc_errors=$(count " wc_error ") reconnects=$(count " connected id=")"
 }
 
+# lag_cut NAME LINK...: an act of this phase (cma_ha_lib.sh's act cannot
+# wait for rxe's port to go down: it follows the bond): once both guests
+# are at the barrier, b has the host cut LINKs at both ends.
+lag_cut() {
+	local name=$1 n
+	shift
+	acts=$((acts + 1))
+	kmsg_mark "act$acts"
+	T_WIN=$(now)
+	barrier "act$seq-$name"
+	if [ "$ROLE" = b ]; then
+		for n in "$@"; do host_cmd both "set_link n$n off"; done
+	fi
+}
+
+# lag_window: wait out the observation window of an act at T_ACT.
+lag_window() {
+	data "what=act act=$1 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
+	sleep $OBSERVE_S
+	T_END=$(now)
+}
+
 # -- phase 1: align on both sides, administrative failover ---------------
 start align "$MY_IP" align
 echo >$T/trace
@@ -107,20 +129,13 @@ stop
 # -- phase 2: fail-fast on both sides, cut of the active link ------------
 start fail-fast "$MY_IP" fail-fast
 echo >$T/trace
-acts=$((acts + 1))
-kmsg_mark "act$acts"
-T_WIN=$(now)
-barrier "act$seq-cut1"
-[ "$ROLE" = a ] || host_cmd both "set_link n1 off"
+lag_cut cut1 1
 wait_carrier eth1 0 10
 wait_for 10 grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
 	fail "bond0 did not fail over to eth0"
-wait_for 10 sh -c "dmesg | grep -q 'slave eth0.*making interface the new active one'" ||
-	fail "no kernel log of the failover"
+wait_for 10 _failover_seen eth0 || fail "no kernel log of the failover"
 T_ACT=$(kmsg_time "act$acts" "slave eth0.*making interface the new active one")
-data "what=act act=cut arg=1 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
-sleep $OBSERVE_S
-T_END=$(now)
+lag_window cut1
 lag_checks eth0
 check "rxe0 stayed ACTIVE (the bond kept its carrier)" \
 	'! dmesg | awk -v tag="act$acts" "f; \$0 ~ \"rdma-ha: mark \" tag \" \" { f = 1 }" | grep -q "rxe0: set down"'
@@ -129,24 +144,16 @@ barrier "act$seq-restore1"
 wait_carrier eth1 1 30
 stop
 
-# _rxe0_down_seen: the kernel logged rxe0 going down since this act's mark.
-_rxe0_down_seen() { [ -n "$(kmsg_time "act$acts" "rxe0: set down\$")" ]; }
 
 # -- phase 3: fail-fast on both sides, both links cut -------------------
 # bond0 loses its carrier, and with it the port: a dead path, torn down
 start fail-fast "$MY_IP" fail-fast
 echo >$T/trace
-acts=$((acts + 1))
-kmsg_mark "act$acts"
-T_WIN=$(now)
-barrier "act$seq-cutboth"
-[ "$ROLE" = a ] || { host_cmd both "set_link n0 off"; host_cmd both "set_link n1 off"; }
+lag_cut cutboth 0 1
 wait_carrier bond0 0 10
 wait_for 10 _rxe0_down_seen || fail "no kernel log of rxe0 going down"
 T_ACT=$(kmsg_time "act$acts" "rxe0: set down\$")
-data "what=act act=cutboth t_act=$T_ACT"
-sleep $OBSERVE_S
-T_END=$(now)
+lag_window cutboth
 decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
 check "the port went down with the bond (at ${T_ACT:-never})" '[ -n "$T_ACT" ]'
 teardown_checks $ENETDOWN ""

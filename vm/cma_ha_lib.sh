@@ -260,6 +260,22 @@ longest_stall() {
 		}' "$PLOG"
 }
 
+# ha_trace_on [EVENT...]: trace the CM's HA decisions (rdma_cma
+# cm_ha_decision, which must exist) and the other rdma_cma EVENTs.
+T=/sys/kernel/tracing
+ha_trace_on() {
+	local e
+	[ -d $T/events ] || mount -t tracefs nodev $T
+	[ -d $T/events/rdma_cma/cm_ha_decision ] ||
+		fail "no cm_ha_decision trace event"
+	for e in cm_ha_decision "$@"; do
+		echo 1 >$T/events/rdma_cma/$e/enable
+	done
+}
+
+# decisions: the cm_ha_decision lines since the trace was last cleared.
+decisions() { grep ' cm_ha_decision: ' $T/trace; }
+
 # finish: the kernel's view of the bond and the devices, then the verdict.
 finish() {
 	dmesg | grep -E "bond0|$HA_RDEV|rdma-ha: mark" | tail -n 40

@@ -63,12 +63,7 @@ PORT_HOLDOFF_MS=200
 
 need_cmd rdma mono_watch $PP
 
-T=/sys/kernel/tracing
-[ -d $T/events ] || mount -t tracefs nodev $T
-[ -d $T/events/rdma_cma/cm_ha_decision ] ||
-	fail "no cm_ha_decision trace event"
-echo 1 >$T/events/rdma_cma/cm_ha_decision/enable
-echo 1 >$T/events/rdma_cma/cm_event_done/enable
+ha_trace_on cm_event_done
 
 ib_bond_setup
 wait_ping "$PEER_IP" 60
@@ -79,10 +74,6 @@ active_is() { read_attr /sys/class/net/bond0/bonding/active_slave; [ "$ATTR" = "
 
 # klog_after TAG: the kernel log after the mark TAG.
 klog_after() { dmesg | awk -v tag="$1" 'f; $0 ~ "rdma-ha: mark " tag " " { f = 1 }'; }
-
-# decisions: this phase's cm_ha_decision lines (the trace is cleared by
-# each phase).
-decisions() { grep ' cm_ha_decision: ' $T/trace; }
 
 # -- phase 1: the bond recovers from no active slave ----------------------
 start fail-fast 0.0.0.0 fail-fast
