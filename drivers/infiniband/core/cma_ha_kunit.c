@@ -860,12 +860,13 @@ KUNIT_ARRAY_PARAM(cma_ha_path, cma_ha_path_cases, cma_ha_path_desc);
 static void cma_ha_failover_path_test(struct kunit *test)
 {
 	const struct cma_ha_path_case *c = test->param_value;
-	struct net_device *active, *bond;
+	struct net_device *active, *bond, *other;
 	struct cma_ha_fake *fake;
 	unsigned int path;
 
 	active = cma_ha_fake_ndev(test, 0, c->ib, c->active_carrier);
 	bond = cma_ha_fake_bond(test, c->ib, c->bond_carrier, active);
+	other = cma_ha_fake_bond(test, false, true, NULL);
 	fake = cma_ha_fake_alloc(test, c->ib, c->port_state, bond);
 	if (c->other_gid)
 		dev_addr_set(bond, cma_ha_gid1);
@@ -881,8 +882,7 @@ static void cma_ha_failover_path_test(struct kunit *test)
 	else if (!c->ib && c->port_ndev == PORT_NDEV_LAG_RELEASED)
 		fake->port_ndev = cma_ha_fake_released(test);
 	else if (!c->ib && c->port_ndev == PORT_NDEV_LAG_OTHER)
-		fake->port_ndev = cma_ha_fake_slave(test,
-				cma_ha_fake_bond(test, false, true, NULL));
+		fake->port_ndev = cma_ha_fake_slave(test, other);
 	else if (!c->ib)
 		fake->port_ndev = cma_ha_fake_ndev(test, 0, false, false);
 	if (c->port_ndev >= PORT_NDEV_LAG_OLD)
