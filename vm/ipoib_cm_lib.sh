@@ -614,7 +614,7 @@ ka_resumed() {
 # a may learn that the peer refuses RDMA WRITEs once, before any data
 # went out on the connection, and then never probes it.  About 20 s.
 ka_foreign_peer() {
-	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx f0 d0 w0 p0 i
+	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx f0 d0 w0 p0 i t0
 	if [ "$ROLE" = b ]; then
 		[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
 		echo Y >$knob
@@ -626,11 +626,23 @@ ka_foreign_peer() {
 		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
 		w0=$(cm_stat cm_ka_write_refused 0)
 		# the first packet waits for the connection (and, with the
-		# peer's refusal, for the next one): it must not be dropped
-		# (the broadcast group is joined first, or ARP may give up)
-		sleep 2
-		ping -c 1 -W 10 "$PEER_IB" >/dev/null ||
-			{ log "FAIL: the first ping to the foreign peer was lost"; res=1; }
+		# peer's refusal, for the next one): it must not be dropped.
+		# ib0 has carrier once the broadcast group is joined; ARP
+		# before that may give up on a slow guest (3 solicitations
+		# 1 s apart), so wait for it rather than for a fixed time.
+		t0=$(now)
+		wait_carrier ib0 1 30
+		log "ib0 has carrier $(rel "$t0" "$(now)") s after up"
+		t0=$(now)
+		if ping -c 1 -W 10 "$PEER_IB" >/dev/null; then
+			log "first ping answered after $(rel "$t0" "$(now)") s"
+		else
+			log "FAIL: the first ping to the foreign peer was lost"
+			res=1
+			ip neigh show dev ib0
+			cm_stats foreign-lost
+			dmesg | tail -40
+		fi
 		wait_ping "$PEER_IB" 60
 		p0=$(cm_stat cm_ka_probes_sent)
 		for i in 1 2 3; do
