@@ -93,6 +93,10 @@ SETTLE_S=25
 MODES="notify align fail-fast migrate"
 # pause between pings, as in cma_ha_lib.sh
 PP_INTERVAL_US=${RDMA_HA_PP_INTERVAL_US:-10000}
+# The clients are checked busy when stopped (exit 0): no ping outstanding
+# for longer than --stall-ms.  A loaded host stalls the guests' vCPUs for
+# a few 100 ms with no act at all (cma_ha_lib.sh's KEPT_MAX_GAP_MS), over
+# the program's default of 200 ms; a broken connection stalls for good.
 
 need_cmd rdma mono_watch fail_nth $PP
 
@@ -130,6 +134,7 @@ run() {
 	else
 		$PP -c "$PEER_IP" -b "$MY_IP" -p "$(port_of "$1")" -d 900 \
 			-i "$PP_INTERVAL_US" --reconnect --ha-mode "$1" \
+			--stall-ms 1500 \
 			>>"/tmp/race-$1.log" 2>&1 &
 	fi
 	echo $! >"/tmp/race-$1.pid"
@@ -149,7 +154,7 @@ run_cycle() {
 	else
 		$PP -c "$PEER_IP" -b "$MY_IP" -p $CYCLE_PORT -d 900 \
 			-i "$PP_INTERVAL_US" --reconnect --ha-mode align \
-			>>/tmp/race-cycle.log 2>&1 &
+			--stall-ms 1500 >>/tmp/race-cycle.log 2>&1 &
 	fi
 	echo $! >/tmp/race-cycle.pid
 }
@@ -659,7 +664,7 @@ if [ "$ROLE" = b ]; then
 	done
 	echo 1 >$FP/ha_port_work_fail_nth
 	host_cmd both "set_link n1 off"
-	wait_carrier eth1 0 10
+	wait_carrier eth1 0 30
 	left=$(fault_left $FP/ha_port_work_fail_nth)
 	echo 0 >$FP/ha_port_work_fail_nth
 	host_cmd both "set_link n1 on"
