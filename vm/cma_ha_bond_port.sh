@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=420 kernel=patched
+#
+# A RoCE port whose netdevice is the bond itself (issue 17): both guests
+# have bond0 (active-backup, fail_over_mac none) over eth0/eth1 and rxe0
+# on bond0.  Nothing about such a port changes on a failover: the bond
+# keeps its addresses and its hardware address, and the port its
+# carrier.  rdma_cm_ha.rst says such a port keeps its GIDs and its
+# connections keep working; each phase checks that across the act, with
+# the client busy (a ping every 10 ms) in phase 1 and idle in phase 2
+# (see there):
+#
+#  1 default, default       failover eth0 -> eth1 (both links up)
+#  2 fail-fast, fail-fast   cut of the active link eth1 (-> eth0)
+#
+# In each: bond0's GIDs stay on rxe0 at the GID indices they had, no WC
+# error, no teardown, no reconnection, no stall over KEPT_MAX_GAP_MS, and
+# the CM's HA judgement (phase 2) found nothing to do.  Before
+# "RDMA/core: Keep the GIDs of a port on the bond across a failover",
+# roce_gid_mgmt deleted bond0's GIDs from rxe0 on every failover and
+# added them again at other indices while the connection held the old
+# entries: rxe looks its source GID up by index for every packet, and the
+# QP flushed on its next send.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cma_ha_lib.sh"
+HA_RDEV=rxe
+
+need_cmd rdma mono_watch $PP
+
+ha_trace_on
+
+# bond_gids: "INDEX GID" of every GID of rxe0's port on bond0.
+bond_gids() {
+	local f n
+	for f in /sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/*; do
+		n=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = bond0 ] || continue
+		echo "$n $(cat /sys/class/infiniband/rxe0/ports/1/gids/$n)"
+	done
+}
+
+# _failover_seen SLAVE: the kernel logged bond0 making SLAVE active since
+# this act's mark.
+_failover_seen() {
+	[ -n "$(kmsg_time "act$acts" "slave $1.*making interface the new active one")" ]
+}
+
+# bond_phase_checks WHAT GIDS: the act kept everything: GIDS (bond_gids
+# before it) unchanged, the connection kept, nothing for the CM to do.
+bond_phase_checks() {
+	local now_gids before=$2
+	now_gids=$(bond_gids)
+	data "what=gids before=\"$(echo $before)\" after=\"$(echo $now_gids)\""
+	check "$1: bond0's GIDs on rxe0 at the same indices" \
+		'[ -n "$now_gids" ] && [ "$now_gids" = "$before" ]'
+	kept_checks "$1"
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	check "$1: no decision found a path misaligned or dead" \
+		'! decisions | grep -Eq "path=[a-z|-]*(misaligned|dead)"'
+}
+
+bond_setup fail_over_mac none
+rxe_add rxe0 bond0
+wait_ping "$PEER_IP" 60
+GIDS=$(bond_gids)
+check "bond0's GIDs on rxe0 ($(echo $GIDS))" '[ -n "$GIDS" ]'
+barrier ready 120
+
+# -- phase 1: no mode chosen (notify), administrative failover -----------
+start default "$MY_IP" default
+echo >$T/trace
+act switch eth1
+bond_phase_checks "switch to eth1" "$GIDS"
+stop
+
+# -- phase 2: fail-fast on both sides, cut of the active link -----------
+# act cut waits for a port going down: this port does not (the bond keeps
+# its carrier); the reference is the kernel's log of the failover.  The
+# client is idle from its first ping to the end of the window: between
+# the cut and bonding's failover (miimon) the bond still sends on the cut
+# slave, whose queue drops the packet, and rxe fails the work request of
+# any packet the stack drops (IB_WC_LOC_QP_OP_ERR, since commit
+# 9cc6290991e6 "RDMA/rxe: Get rid of pkt resend on err", whose message
+# says the retry timer recovers it): seen in a busy client's QP 40 ms
+# before the failover.  That is rxe's data path, not the GID table's.
+# The client's second ping, 15 s after its first, is long after the
+# window: it must be answered on the same connection.
+PP_INTERVAL_US=15000000
+start fail-fast "$MY_IP" fail-fast
+echo >$T/trace
+acts=$((acts + 1))
+kmsg_mark "act$acts"
+T_WIN=$(now)
+barrier "act$seq-cut1"
+[ "$ROLE" = a ] || host_cmd both "set_link n1 off"
+wait_carrier eth1 0 10
+wait_for 10 grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
+	fail "bond0 did not fail over to eth0"
+wait_for 10 _failover_seen eth0 || fail "no kernel log of the failover"
+T_ACT=$(kmsg_time "act$acts" "slave eth0.*making interface the new active one")
+data "what=act act=cut1 t_act=$T_ACT"
+sleep $OBSERVE_S
+T_END=$(now)
+bond_phase_checks "cut of eth1" "$GIDS"
+check "rxe0 stayed ACTIVE" 'grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state'
+barrier "act$seq-restore1"
+[ "$ROLE" = a ] || host_cmd both "set_link n1 on"
+wait_carrier eth1 1 30
+if [ "$ROLE" = b ]; then
+	t_conn=$(awk '/ connected id=1 / { print $1; exit }' "$PLOG")
+	while awk -v a="$t_conn" -v b="$(now)" 'BEGIN { exit !(b < a + 17) }'; do
+		nap 1
+	done
+fi
+stop
+[ "$ROLE" = a ] ||
+	check "the ping after the cut answered on the same connection" \
+		'grep -Eq " summary pings=([2-9]|[1-9][0-9]+) errors=0 connects=1 .* wc_errors=0 " "$PLOG"'
+
+finish
