@@ -30,16 +30,6 @@ need_cmd rdma mono_watch $PP
 
 ha_trace_on
 
-# bond_gids: "INDEX GID" of every GID of rxe0's port on bond0.
-bond_gids() {
-	local f n
-	for f in /sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/*; do
-		n=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = bond0 ] || continue
-		echo "$n $(cat /sys/class/infiniband/rxe0/ports/1/gids/$n)"
-	done
-}
-
 # _failover_seen SLAVE: the kernel logged bond0 making SLAVE active since
 # this act's mark.
 _failover_seen() {
@@ -47,10 +37,10 @@ _failover_seen() {
 }
 
 # bond_phase_checks WHAT GIDS: the act kept everything: GIDS (bond_gids
-# before it) unchanged, the connection kept, nothing for the CM to do.
+# rxe0 before it) unchanged, the connection kept, nothing for the CM to do.
 bond_phase_checks() {
 	local now_gids before=$2
-	now_gids=$(bond_gids)
+	now_gids=$(bond_gids rxe0)
 	data "what=gids before=\"$(echo $before)\" after=\"$(echo $now_gids)\""
 	check "$1: bond0's GIDs on rxe0 at the same indices" \
 		'[ -n "$now_gids" ] && [ "$now_gids" = "$before" ]'
@@ -63,7 +53,7 @@ bond_phase_checks() {
 bond_setup fail_over_mac none
 rxe_add rxe0 bond0
 wait_ping "$PEER_IP" 60
-GIDS=$(bond_gids)
+GIDS=$(bond_gids rxe0)
 check "bond0's GIDs on rxe0 ($(echo $GIDS))" '[ -n "$GIDS" ]'
 barrier ready 120
 

@@ -29,18 +29,19 @@
 # judgement, the port on the old slave is judged misaligned and dead and
 # both modes tear the connection down.
 #
-# What happens to the connection's traffic after that is rxe's and
-# roce_gid_mgmt's: on the failover roce_gid_mgmt deletes bond0's GIDs from
-# every port under bond0 and adds them again to the active slave's
-# (after the move), at other GID indices while the connection holds the
-# old entries, and rxe looks the source GID up by index for every packet:
-# the connection's QP fails on its next send and the client reconnects.
-# That is recorded (RDMA-HA-DATA what=traffic), not asserted.  So that
-# the CM finds the connection as the hardware would keep it, and judges
-# it connected however late its work runs, the client sends once every
-# 30 s: nothing is sent from the phase's start to the end of its window
-# (a client busy every 10 ms had its QP flushed 30 ms after a cut, before
-# the fail-fast decision, which then found the ID closing).
+# The connection keeps working, with its source GID: roce_gid_mgmt leaves
+# the GIDs of a port with the device's flag in place on the failover
+# ("RDMA/core: Let a driver say that its port follows a bond"; before
+# it, it deleted bond0's GIDs from the port, still on the old slave, and
+# added them again after the move at other indices, and rxe, which looks
+# the source GID up by index for every packet, failed the busy client's
+# QP on its next send).  Phase 1's client is busy (a ping every 10 ms):
+# bond0's GIDs stay at their indices on rxe0, no WC error, no teardown,
+# no reconnection, no stall over KEPT_MAX_GAP_MS.  In the cuts the client
+# sends once every 30 s, nothing from the phase's start to the end of its
+# window: between the cut and the port's move rxe sends on the cut slave,
+# whose queue drops the packet, and rxe fails the work request of a
+# dropped packet (since 9cc6290991e6), before the CM decides.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=rxe
@@ -120,11 +121,20 @@ lag_window() {
 }
 
 # -- phase 1: align on both sides, administrative failover ---------------
+# the client busy: the connection keeps working, with its GIDs
+PP_INTERVAL_US=10000
+GIDS=$(bond_gids rxe0)
 start align "$MY_IP" align
 echo >$T/trace
 act switch eth1
 lag_checks eth1
+now_gids=$(bond_gids rxe0)
+data "what=gids before=\"$(echo $GIDS)\" after=\"$(echo $now_gids)\""
+check "bond0's GIDs on rxe0 at the same indices" \
+	'[ -n "$now_gids" ] && [ "$now_gids" = "$GIDS" ]'
+kept_checks "switch to eth1"
 stop
+PP_INTERVAL_US=30000000
 
 # -- phase 2: fail-fast on both sides, cut of the active link ------------
 start fail-fast "$MY_IP" fail-fast

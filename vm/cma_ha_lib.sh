@@ -276,6 +276,17 @@ ha_trace_on() {
 # decisions: the cm_ha_decision lines since the trace was last cleared.
 decisions() { grep ' cm_ha_decision: ' $T/trace; }
 
+# bond_gids DEV: "INDEX GID" of every GID of port 1 of DEV whose netdevice
+# is bond0.
+bond_gids() {
+	local f n
+	for f in /sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/*; do
+		n=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = bond0 ] || continue
+		echo "$n $(cat /sys/class/infiniband/$1/ports/1/gids/$n)"
+	done
+}
+
 # finish: the kernel's view of the bond and the devices, then the verdict.
 finish() {
 	dmesg | grep -E "bond0|$HA_RDEV|rdma-ha: mark" | tail -n 40
