@@ -43,6 +43,12 @@ stray_qpn() {
 		END { sub("qpn=", "", v); print v }' /sys/kernel/tracing/trace
 }
 
+# stray_qpns: txq and rxq from the trace; true once both are known.
+stray_qpns() {
+	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
+	[ -n "$txq" ] && [ -n "$rxq" ]
+}
+
 res=0
 nic_setup eth1 "$MY_IP"
 ib_up uc 1000 3
@@ -81,16 +87,19 @@ expect cm_ka_rx_dead -eq 0
 # strays: a finds its UC send and receive QPs in the probe trace
 if [ "$ROLE" = a ]; then
 	ka_trace_on
-	sleep 2.5
-	txq=$(stray_qpn ipoib_cm_ka_probe) rxq=$(stray_qpn ipoib_cm_ka_probe_received)
+	# a probe each way (1 s interval); waited for, not slept for
+	wait_for 15 stray_qpns
 	log "a's UC send QP $txq, receive QP $rxq"
 	[ -n "$txq" ] && [ -n "$rxq" ] || { log "FAIL: no UC QPs in the trace"; res=1; }
 	peer_exchange stray "$(cat /sys/class/infiniband/sib0/ports/1/lid) $txq $rxq $(ib_ids | cut -d, -f3) $(cat /sys/class/infiniband/sib0/ports/1/gids/0)"
 	# a datagram of the keepalive protocol that is no keepalive of a
 	# live connection (a user space UD QP of b sends it) reaches the stack
-	ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
+	# (until 3 arrived and a second more, or 30 s: the window covers
+	# the barrier and b's start on a loaded host)
+	ipoib_stray recv ib0 88b6 30 3 >/tmp/stray-recv.log &
 	srv=$!
-	wait_for 5 grep -q listening /tmp/stray-recv.log
+	wait_for 15 grep -q listening /tmp/stray-recv.log ||
+		fail "ipoib_stray recv not listening"
 	barrier stray-pkt
 	wait $srv
 	n=$(awk '$1 == "received" { print $2 }' /tmp/stray-recv.log)
@@ -181,9 +190,10 @@ fi
 # ignored; only a zero-length message is looked at as a keepalive probe
 # (the last one, with another immediate value, is dropped).
 if [ "$ROLE" = a ]; then
-	ipoib_stray recv ib0 88b5 15 >/tmp/imm-recv.log &
+	ipoib_stray recv ib0 88b5 30 5 >/tmp/imm-recv.log &
 	srv=$!
-	wait_for 5 grep -q listening /tmp/imm-recv.log
+	wait_for 15 grep -q listening /tmp/imm-recv.log ||
+		fail "ipoib_stray recv not listening"
 	d0=$(cat /sys/class/net/ib0/statistics/rx_dropped)
 	barrier imm-data
 	wait $srv
@@ -250,9 +260,10 @@ expect cm_ka_rx_dead -eq 0
 for m in rc datagram; do
 	if [ "$ROLE" = a ]; then
 		[ $m = datagram ] && echo datagram >/sys/class/net/ib0/mode
-		ipoib_stray recv ib0 88b6 5 >/tmp/stray-recv.log &
+		ipoib_stray recv ib0 88b6 30 3 >/tmp/stray-recv.log &
 		srv=$!
-		wait_for 5 grep -q listening /tmp/stray-recv.log
+		wait_for 15 grep -q listening /tmp/stray-recv.log ||
+			fail "ipoib_stray recv not listening"
 		barrier "stray-$m"
 		wait $srv
 		n=$(awk '$1 == "received" { print $2 }' /tmp/stray-recv.log)

@@ -352,7 +352,12 @@ static int packet_send(const char *ifname, const char *hw, uint16_t type,
 	return 0;
 }
 
-static int packet_recv(const char *ifname, uint16_t type, int timeout_s)
+/*
+ * Count the frames of @type that reach @ifname's stack for @timeout_s s,
+ * or, once @count (> 0) arrived, for one more second (to see any extra).
+ */
+static int packet_recv(const char *ifname, uint16_t type, int timeout_s,
+		       int count)
 {
 	struct sockaddr_ll sll;
 	struct timespec t0, t;
@@ -375,8 +380,11 @@ static int packet_recv(const char *ifname, uint16_t type, int timeout_s)
 		       (t0.tv_nsec - t.tv_nsec) / 1000000;
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			break;
-		if (recv(fd, buf, sizeof(buf), 0) >= 0)
-			n++;
+		if (recv(fd, buf, sizeof(buf), 0) >= 0 && ++n == count) {
+			/* the deadline becomes one second from now */
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			timeout_s = 1;
+		}
 	}
 	printf("received %d\n", n);
 	return 0;
@@ -784,13 +792,13 @@ int main(int argc, char **argv)
 	if (argc == 6 && !strcmp(argv[1], "imm"))
 		return imm_send(argv[2], strtoul(argv[3], NULL, 0),
 				strtoul(argv[4], NULL, 16), atoi(argv[5]));
-	if (argc == 5 && !strcmp(argv[1], "recv"))
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "recv"))
 		return packet_recv(argv[2], strtoul(argv[3], NULL, 16),
-				   atoi(argv[4]));
+				   atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 0);
 	fprintf(stderr, "usage: ipoib_stray uc DEVICE DLID DQPN COUNT\n"
 		"       ipoib_stray ud DEVICE DLID DQPN QKEY COUNT\n"
 		"       ipoib_stray send IFACE HWADDR ETHERTYPE COUNT\n"
-		"       ipoib_stray recv IFACE ETHERTYPE TIMEOUT_S\n"
+		"       ipoib_stray recv IFACE ETHERTYPE TIMEOUT_S [COUNT]\n"
 		"       ipoib_stray ka-peer GID UDQPN QKEY\n"
 		"       ipoib_stray imm GID UDQPN ETHERTYPE COUNT\n");
 	return 2;
