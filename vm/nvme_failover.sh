@@ -10,8 +10,8 @@
 # the failover deleted the GID a MAD was being sent from, stock rxe moved
 # QP1 to ERR on that send error, and every later MAD is flushed, so the
 # reconnection's REQ is never answered (cm_tx_msgs/req 7, rx rep 6, no
-# retry counted).  That is what patch 0012 ("RDMA/rxe: Stop only the
-# send queue of a UD QP on a send error") fixes: the patched kernel in
+# retry counted).  That is what the patch "RDMA/rxe: Stop only the
+# send queue of a UD QP on a send error" fixes: the patched kernel in
 # the same topology and the stock CM's behaviour (rdma_ha.topo=roce
 # rdma_ha.modes=notify) reconnected after the cut in 2.1 s.
 #
