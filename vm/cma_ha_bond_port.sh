@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=420 kernel=patched
+# rdma-ha: guests=2 timeout=600 kernel=patched
 #
 # A RoCE port whose netdevice is the bond itself (issue 17): both guests
 # have bond0 (active-backup, fail_over_mac none) over eth0/eth1 and rxe0
