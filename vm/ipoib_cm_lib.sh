@@ -137,11 +137,6 @@ pings() {
 	grep -q ' 0% packet loss' /tmp/pings.log
 }
 
-# tcp_listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
-tcp_listening() {
-	grep -qi ":$(printf %04X "$1") [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-
 # transfer NAME MB: a TCP transfer of MB MiB of random data from a to b
 # over ib0 (busybox nc), verified with md5sum on both ends.
 _xfer_seq=0

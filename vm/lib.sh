@@ -158,6 +158,11 @@ wait_carrier() {
 		fail "$1 carrier did not become ${2:-1}"
 }
 
+# tcp_listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
+tcp_listening() {
+	grep -qi ":$(printf %04X "$1") [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
 # wait_ping ADDR [TIMEOUT_S]: until ADDR answers a ping.
 wait_ping() {
 	wait_for "${2:-30}" ping -c1 -W1 "$1" || fail "$1 unreachable"

@@ -63,7 +63,8 @@ gone() { ! test -e "$1"; }
 for dev in rxe0 sib0; do
 	log "=== $dev"
 	pingpong "$dev" 18515 -n 100000000 -s 64; srv=$!
-	nap 1
+	# the client connects once: the server listens first
+	wait_for 30 tcp_listening 18515 || fail "$dev: no pingpong server"
 	pingpong "$dev" 18515 -n 100000000 -s 64 127.0.0.1; cli=$!
 	pingpong "$dev" 18516; idle=$!
 	# (their output is buffered: watch their QPs instead)
@@ -114,7 +115,7 @@ for dev in rxe0 sib0; do
 			fail "sib0 not ACTIVE again"
 	fi
 	pingpong "$dev" 18517 -n 100; srv=$!
-	nap 1
+	wait_for 30 tcp_listening 18517 || fail "$dev: no pingpong server"
 	pingpong "$dev" 18517 -n 100 127.0.0.1; cli=$!
 	wait "$srv"; rs=$?
 	wait "$cli"; rc=$?

@@ -149,7 +149,9 @@ barrier peer
 probe() {
 	local where=$1 want=$2 out
 	shift 2
-	out=$(sib_probe smp --dev sib0 "$@" 2>&1)
+	# the answer's bound: 5 s, not the MAD's 1 s with no retry (one MAD
+	# each way between two loaded guests)
+	out=$(sib_probe smp --dev sib0 --timeout-ms 5000 "$@" 2>&1)
 	log "  smp $*: $(echo "$out" | head -n 1)"
 	echo "$out" | grep -qx "status $want" ||
 		bad "SMP $* ($where): '$(echo "$out" | head -n 1)', expected status $want"
