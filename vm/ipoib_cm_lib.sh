@@ -300,12 +300,27 @@ probes_ok() {
 	[ "$1" -ge "$lo" ] && [ "$1" -le "$hi" ]
 }
 
+# ka_wait_dead TX0 RX0: until cm_ka_tx_dead exceeds TX0 (not looked at if
+# TX0 is -) and cm_ka_rx_dead exceeds RX0, at most the bound and 30 s (a
+# loaded KASAN guest is seconds late: a fixed bound + 3 s was a guess),
+# then one interval more, in which a second declaration would show.  The
+# detection times are the trace's (ka_detect), not this wait's.
+_ka_dead_seen() {
+	{ [ "$1" = - ] || [ "$(cm_stat cm_ka_tx_dead)" -gt "$1" ]; } &&
+		[ "$(cm_stat cm_ka_rx_dead)" -gt "$2" ]
+}
+ka_wait_dead() {
+	wait_for $((bound + 30)) _ka_dead_seen "$1" "$2" ||
+		log "no dead peer declared within $((bound + 30)) s"
+	sleep 1
+}
+
 # ka_dead_checks WHAT: the peer stopped at $t0 (without a word), with
 # the bounds read by ka_bounds before; wait for the bound, then both sides of the connection to it were declared
 # dead within the bound, each exactly once since the counters were $p0
 # (send side) and $r0 (receive side).  Sets res=1 if not.
 ka_dead_checks() {
-	sleep $((bound + 3))
+	ka_wait_dead "$p0" "$r0"
 	ka_detect tx "$t0" "$policy-$1-send-side"
 	ka_detect rx "$t0" "$policy-$1-receive-side"
 	[ "$(cm_stat cm_ka_tx_dead)" -eq $((p0 + 1)) ] &&
@@ -453,10 +468,11 @@ ka_scenario() {
 
 	# ---- link cut, no failover ----
 	ka_bounds
+	p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
 	barrier cut
 	t0=$(now)
 	[ "$ROLE" = a ] && host_cmd peer "set_link n0 off"
-	sleep $((bound + 3))
+	if [ "$ROLE" = a ]; then ka_wait_dead "$p0" "$r0"; else ka_wait_dead - "$r0"; fi
 	[ "$ROLE" = a ] && ka_detect tx "$t0" "$policy-linkcut-send-side"
 	ka_detect rx "$t0" "$policy-linkcut-receive-side"
 	cm_stats after-cut
@@ -482,6 +498,8 @@ ka_scenario() {
 		barrier readd
 		t0=$(now)
 		ka_dead_checks readd
+		# b re-adds its device once a has seen it dead
+		barrier readd-detected 120
 		barrier readded 120
 		t0=$(now)
 		wait_ping "$PEER_IB" 60
@@ -500,6 +518,7 @@ ka_scenario() {
 		ka_delete_device
 		tc qdisc del dev eth0 root 2>/dev/null
 		sleep $((bound + 3))
+		barrier readd-detected 120
 		if dmesg | grep -q 'sends not completed'; then
 			log "FAIL: a connection waited for its sends at the crash"
 			res=1
