@@ -333,10 +333,20 @@ modroot() {
 
 # ---- checks -------------------------------------------------------------
 
+# outside_reason FILE: the reason dkms/outside gives for FILE, a change
+# the DKMS flavour goes without; fails if FILE is not listed (or has no
+# reason).
+outside_reason() {
+	sed -e 's/#.*//' "$DKMS_CFG/outside" 2>/dev/null |
+		awk -v f="$1" '$1 == f && NF > 1 { $1 = ""; sub(/^ +/, ""); print; found = 1 }
+			END { exit !found }'
+}
+
 # check-scope: every upstream file the series changes must be part of a
-# replaced module, a header, documentation or build glue.
+# replaced module, a header, documentation or build glue, or be listed
+# in dkms/outside with its reason.
 check_scope() {
-	local f d m o bad=0 owned
+	local f d m o bad=0 owned why
 	owned=$(modules_table | while read -r m d; do
 		for o in $(module_objs "$d" "$m"); do
 			echo "$d/${o%.o}.c"
@@ -363,6 +373,8 @@ check_scope() {
 		*)
 			if grep -qxF "$f" <<<"$owned"; then
 				echo "ok (replaced module)  $f"
+			elif why=$(outside_reason "$f"); then
+				echo "ok (full kernel only: $why)  $f"
 			else
 				echo "OUTSIDE  $f: not part of any module in dkms/modules"
 				bad=1
