@@ -29,20 +29,10 @@ need_cmd rdma mono_watch $PP
 
 ha_trace_on
 
-# _failover_seen SLAVE: the kernel logged bond0 making SLAVE active since
-# this act's mark.
-_failover_seen() {
-	[ -n "$(kmsg_time "act$acts" "slave $1.*making interface the new active one")" ]
-}
-
 # bond_phase_checks WHAT GIDS: the act kept everything: GIDS (bond_gids
 # rxe0 before it) unchanged, the connection kept, nothing for the CM to do.
 bond_phase_checks() {
-	local now_gids before=$2
-	now_gids=$(bond_gids rxe0)
-	data "what=gids before=\"$(echo $before)\" after=\"$(echo $now_gids)\""
-	check "$1: bond0's GIDs on rxe0 at the same indices" \
-		'[ -n "$now_gids" ] && [ "$now_gids" = "$before" ]'
+	gids_kept_check "$1" rxe0 "$2"
 	kept_checks "$1"
 	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
 	check "$1: no decision found a path misaligned or dead" \
@@ -65,7 +55,8 @@ stop
 
 # -- phase 2: fail-fast on both sides, cut of the active link -----------
 # act cut waits for a port going down: this port does not (the bond keeps
-# its carrier); the reference is the kernel's log of the failover.  Until
+# its carrier); cut_active's reference is the kernel's log of the
+# failover.  Until
 # bonding fails over (miimon), the bond sends on the cut slave, whose
 # queue drops the packets: they are lost as on the wire, and RC sends
 # them again ("RDMA/rxe: Do not fail a work request whose packet the
@@ -73,19 +64,8 @@ stop
 # 40 ms before the failover with this busy client).
 start fail-fast "$MY_IP" fail-fast
 echo >$T/trace
-acts=$((acts + 1))
-kmsg_mark "act$acts"
-T_WIN=$(now)
-barrier "act$seq-cut1"
-[ "$ROLE" = a ] || host_cmd both "set_link n1 off"
-wait_carrier eth1 0 10
-wait_for 10 grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
-	fail "bond0 did not fail over to eth0"
-wait_for 10 _failover_seen eth0 || fail "no kernel log of the failover"
-T_ACT=$(kmsg_time "act$acts" "slave eth0.*making interface the new active one")
-data "what=act act=cut1 t_act=$T_ACT"
-sleep $OBSERVE_S
-T_END=$(now)
+cut_active 1 eth0
+act_window cut1
 bond_phase_checks "cut of eth1" "$GIDS"
 check "rxe0 stayed ACTIVE" 'grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state'
 barrier "act$seq-restore1"

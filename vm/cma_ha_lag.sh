@@ -71,11 +71,7 @@ wait_ping "$PEER_IP" 60
 check "rxe0's port on eth0" '[ "$(port_ndev)" = eth0 ]'
 barrier ready 120
 
-# _failover_seen SLAVE / _rxe0_down_seen: the kernel logged bond0 making
-# SLAVE active / rxe0 going down since this act's mark.
-_failover_seen() {
-	[ -n "$(kmsg_time "act$acts" "slave $1.*making interface the new active one")" ]
-}
+# _rxe0_down_seen: the kernel logged rxe0 going down since this act's mark.
 _rxe0_down_seen() { [ -n "$(kmsg_time "act$acts" "rxe0: set down\$")" ]; }
 
 # lag_checks SLAVE: the checks of a phase whose act made SLAVE active.
@@ -100,28 +96,6 @@ lag_checks() {
 	data "what=traffic wc_errors=$(count " wc_error ") reconnects=$(count " connected id=")"
 }
 
-# lag_cut NAME LINK...: an act of this phase (cma_ha_lib.sh's act cannot
-# wait for rxe's port to go down: it follows the bond): once both guests
-# are at the barrier, b has the host cut LINKs at both ends.
-lag_cut() {
-	local name=$1 n
-	shift
-	acts=$((acts + 1))
-	kmsg_mark "act$acts"
-	T_WIN=$(now)
-	barrier "act$seq-$name"
-	if [ "$ROLE" = b ]; then
-		for n in "$@"; do host_cmd both "set_link n$n off"; done
-	fi
-}
-
-# lag_window: wait out the observation window of an act at T_ACT.
-lag_window() {
-	data "what=act act=$1 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
-	sleep $OBSERVE_S
-	T_END=$(now)
-}
-
 # -- phase 1: align on both sides, administrative failover ---------------
 # the client busy: the connection keeps working, with its GIDs
 PP_INTERVAL_US=10000
@@ -130,10 +104,7 @@ start align "$MY_IP" align
 echo >$T/trace
 act switch eth1
 lag_checks eth1
-now_gids=$(bond_gids rxe0)
-data "what=gids before=\"$(echo $GIDS)\" after=\"$(echo $now_gids)\""
-check "bond0's GIDs on rxe0 at the same indices" \
-	'[ -n "$now_gids" ] && [ "$now_gids" = "$GIDS" ]'
+gids_kept_check "switch to eth1" rxe0 "$GIDS"
 kept_checks "switch to eth1"
 stop
 
@@ -143,13 +114,8 @@ stop
 # sends them again
 start fail-fast "$MY_IP" fail-fast
 echo >$T/trace
-lag_cut cut1 1
-wait_carrier eth1 0 10
-wait_for 10 grep -qx eth0 /sys/class/net/bond0/bonding/active_slave ||
-	fail "bond0 did not fail over to eth0"
-wait_for 10 _failover_seen eth0 || fail "no kernel log of the failover"
-T_ACT=$(kmsg_time "act$acts" "slave eth0.*making interface the new active one")
-lag_window cut1
+cut_active 1 eth0
+act_window cut1
 lag_checks eth0
 check "rxe0 stayed ACTIVE (the bond kept its carrier)" \
 	'! dmesg | awk -v tag="act$acts" "f; \$0 ~ \"rdma-ha: mark \" tag \" \" { f = 1 }" | grep -q "rxe0: set down"'
@@ -166,11 +132,11 @@ PP_INTERVAL_US=30000000
 # bond0 loses its carrier, and with it the port: a dead path, torn down
 start fail-fast "$MY_IP" fail-fast
 echo >$T/trace
-lag_cut cutboth 0 1
+cut_links cutboth 0 1
 wait_carrier bond0 0 10
 wait_for 10 _rxe0_down_seen || fail "no kernel log of rxe0 going down"
 T_ACT=$(kmsg_time "act$acts" "rxe0: set down\$")
-lag_window cutboth
+act_window cutboth
 decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
 check "the port went down with the bond (at ${T_ACT:-never})" '[ -n "$T_ACT" ]'
 teardown_checks $ENETDOWN ""

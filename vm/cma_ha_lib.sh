@@ -287,6 +287,56 @@ bond_gids() {
 	done | sort -n
 }
 
+# gids_kept_check WHAT DEV BEFORE: DEV's bond0 GIDs (bond_gids) are still
+# BEFORE, at the same indices.
+gids_kept_check() {
+	local now_gids before=$3 dev=$2
+	now_gids=$(bond_gids "$dev")
+	data "what=gids before=\"$(echo $before)\" after=\"$(echo $now_gids)\""
+	check "$1: bond0's GIDs on $dev at the same indices" \
+		'[ -n "$now_gids" ] && [ "$now_gids" = "$before" ]'
+}
+
+# failover_seen SLAVE: the kernel logged bond0 making SLAVE active since
+# this act's mark.
+failover_seen() {
+	[ -n "$(kmsg_time "act$acts" "slave $1.*making interface the new active one")" ]
+}
+
+# cut_links NAME LINK...: an act for a port that does not go down with
+# the link (act cut waits for that: a port on or following the bond):
+# once both guests are at the barrier, b has the host cut LINKs at both
+# ends.
+cut_links() {
+	local name=$1 n
+	shift
+	acts=$((acts + 1))
+	kmsg_mark "act$acts"
+	T_WIN=$(now)
+	barrier "act$seq-$name"
+	if [ "$ROLE" = b ]; then
+		for n in "$@"; do host_cmd both "set_link n$n off"; done
+	fi
+}
+
+# cut_active N SLAVE: cut_links of link N, the active one, then bond0
+# fails over to SLAVE; T_ACT is the kernel's time of the failover.
+cut_active() {
+	cut_links "cut$1" "$1"
+	wait_carrier "eth$1" 0 10
+	wait_for 10 grep -qx "$2" /sys/class/net/bond0/bonding/active_slave ||
+		fail "bond0 did not fail over to $2"
+	wait_for 10 failover_seen "$2" || fail "no kernel log of the failover"
+	T_ACT=$(kmsg_time "act$acts" "slave $2.*making interface the new active one")
+}
+
+# act_window NAME: wait out the observation window of an act at T_ACT.
+act_window() {
+	data "what=act act=$1 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
+	sleep $OBSERVE_S
+	T_END=$(now)
+}
+
 # finish: the kernel's view of the bond and the devices, then the verdict.
 finish() {
 	dmesg | grep -E "bond0|$HA_RDEV|rdma-ha: mark" | tail -n 40
