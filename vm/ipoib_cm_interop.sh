@@ -157,17 +157,27 @@ barrier uc-done
 # idle first, so that the last sign of life ka_detect sees is a probe
 # answered on the new connection, not the transfer
 sleep 3
-[ $SIDE = patched ] && ka_bounds
+# The stock side's link stays cut until the patched side has declared it
+# dead (or given up waiting: bound + 30 s), not for a fixed time that a
+# loaded host can outlast; the detection time is the trace's.
+if [ $SIDE = patched ]; then
+	ka_bounds
+	p0=$(cm_stat cm_ka_tx_dead) r0=$(cm_stat cm_ka_rx_dead)
+	t0=$(now)
+fi
 barrier cut
-t0=$(now)
 if [ $SIDE = stock ]; then
 	host_cmd self "set_link n0 off"
-	sleep 7
+	barrier cut-detected 120
 	host_cmd self "set_link n0 on"
 else
-	r0=$(cm_stat cm_ka_rx_dead)
-	sleep $((bound + 3))
+	# the send side only: the receive side must not change (below)
+	wait_for $((bound + 30)) _ka_dead_seen "$p0" -1 ||
+		log "no dead peer declared within $((bound + 30)) s"
+	sleep 1
+	barrier cut-detected
 	ka_detect tx "$t0" interop-linkcut-send-side
+	expect cm_ka_tx_dead -eq $((p0 + 1))
 	expect cm_ka_rx_dead -eq "$r0"
 	cm_stats after-cut
 fi

@@ -807,8 +807,9 @@ _ka_write_check_try() {
 
 # ka_down_outstanding: ib0 goes down while a's RC connection to b has
 # sends outstanding towards a dead peer (b's link cut during a TCP
-# stream): 0.3 s after the cut (the peer not yet declared dead, its sends
-# retrying), then again once the keepalive or a failed send tore the
+# stream): as soon as a's kernel sees the cut (its QPs retransmit; the
+# host acts on the request when it gets to it) while the peer is not yet
+# declared dead, then again once the keepalive or a failed send tore the
 # connection down.  Each time a brings ib0 down, up and down again.  The
 # connection's sends must be completed (flushed) while the interface
 # stops, not given up after 5 s ("timing out; N sends not completed"):
@@ -823,7 +824,7 @@ ka_down_outstanding() {
 	local d k0 m0 flow srv port=9100
 	local oops='BUG:|Oops|general protection|timing out; [0-9]+ sends'
 	[ -p /tmp/nc-stdin ] || mkfifo /tmp/nc-stdin
-	for d in 0.3 dead; do
+	for d in retrying dead; do
 		port=$((port + 1))
 		if [ "$ROLE" = b ]; then
 			timeout 60 nc -l -p $port <>/tmp/nc-stdin >/dev/null &
@@ -842,15 +843,22 @@ ka_down_outstanding() {
 		flow=$!
 		sleep 2
 		k0=$(($(cm_stat cm_ka_tx_dead) + $(cm_stat cm_tx_failed)))
+		read_attr "$_KA_RETRIES"
+		r0=$ATTR
 		host_cmd peer "set_link n0 off"
 		t0=$(now)
 		if [ "$d" = dead ]; then
 			wait_for 10 _ka_tx_gone "$k0" ||
 				{ log "FAIL: the connection to the cut peer was not torn down"; res=1; }
 		else
-			sleep "$d"
+			wait_for 10 _ka_retrying "$r0" ||
+				{ log "FAIL: no retransmission within 10 s of the cut request"; res=1; }
+			if _ka_tx_gone "$k0"; then
+				log "FAIL: the connection was gone before ib0 went down: nothing outstanding to test"
+				res=1
+			fi
 		fi
-		log "ib0 down $(rel "$t0" "$(now)") s after the cut ($d)"
+		log "ib0 down $(rel "$t0" "$(now)") s after the cut request ($d)"
 		ip link set ib0 down
 		sleep 6
 		ip link set ib0 up
@@ -874,6 +882,11 @@ ka_down_outstanding() {
 	fi
 	return 0
 }
+
+# _ka_retrying N: a's QPs retransmitted since sib0's completer_retry_err
+# was N (a peer that stopped answering, as a's kernel sees it).
+_KA_RETRIES=/sys/class/infiniband/sib0/ports/1/hw_counters/completer_retry_err
+_ka_retrying() { read_attr "$_KA_RETRIES"; [ "${ATTR:-0}" -gt "$1" ]; }
 
 # _ka_tx_gone N: a send-side connection was declared dead or failed since
 # the sum of the two counters was N.

@@ -157,18 +157,33 @@ fi
 # 02:00:00:00:07:78 and LID 0x778 (nobody's), and sends a datagram to LID
 # 0x778: had the SA's answer taught a that MAC (a guess that is stale once
 # a peer changed its MAC, and chosen by whoever asks), it would go there.
-if [ "$ROLE" = b ]; then
-	sib_probe sniff --ifname eth0 --dlid 0x777 --timeout 30 >/tmp/sniff.log 2>&1 &
+# Each sniffer says "listening" once it sees frames; a's own sniffer tells
+# when the bad frame has reached a's receive path (the packet taps run
+# before rxe's handler, in the same softirq).
+_sniffing() { grep -qx listening "$1"; }
+if [ "$ROLE" = a ]; then
+	sib_probe sniff --ifname eth0 --dlid "$LID" --slid 0x777 --timeout 60 \
+		>/tmp/sniff_in.log 2>&1 &
+	apid=$!
+	wait_for 30 _sniffing /tmp/sniff_in.log || fail "a's sniffer never listened"
+else
+	sib_probe sniff --ifname eth0 --dlid 0x777 --timeout 60 >/tmp/sniff.log 2>&1 &
 	spid=$!
-	sib_probe sniff --ifname eth0 --dlid 0x778 --timeout 30 >/tmp/sniff2.log 2>&1 &
+	sib_probe sniff --ifname eth0 --dlid 0x778 --timeout 60 >/tmp/sniff2.log 2>&1 &
 	spid2=$!
-	nap 1
+	wait_for 30 _sniffing /tmp/sniff.log && wait_for 30 _sniffing /tmp/sniff2.log ||
+		fail "b's sniffers never listened"
+fi
+barrier sniffing
+if [ "$ROLE" = b ]; then
 	sib_probe raw-send --ifname eth0 --dst-mac "$PEER_MAC" --dlid "$PEER_LID" \
 		--slid 0x777 || bad "raw-send failed"
 fi
 barrier raw-sent
 if [ "$ROLE" = a ]; then
-	nap 1
+	wait $apid
+	grep -qx "dst $(cat /sys/class/net/eth0/address)" /tmp/sniff_in.log ||
+		fail "b's frame from LID 0x777 never reached a: $(cat /tmp/sniff_in.log)"
 	sib_probe ud-send --dev sib0 --dlid 0x777 --qpn 1234 || bad "ud-send to LID 0x777 failed"
 	saquery --sgid-to-dgid "$(cat $PORT/gids/0)-fe80::ff:fe00:778" >/tmp/pr.log 2>&1 ||
 		bad "saquery PathRecord to fe80::ff:fe00:778: rc=$? $(tail -n 2 /tmp/pr.log)"

@@ -39,10 +39,12 @@
  *  sib_probe raw-send --ifname I --dst-mac M --dlid L --slid S
  *      (root) one soft IB frame on I: LRH L <- S, a UD SEND to QPN 1,
  *      with a wrong ICRC.
- *  sib_probe sniff --ifname I --dlid L [--dqpn N] [--timeout S]
+ *  sib_probe sniff --ifname I --dlid L [--slid S] [--dqpn N] [--timeout T]
  *      (root) prints "dst MAC" of the first soft IB frame on I to LID L
- *      (and destination QPN N), "dst none" if none comes in S seconds.
+ *      (from LID S, to destination QPN N), "dst none" if none comes in T
+ *      seconds.
  *      I is put in promiscuous mode: frames to other MACs are seen too.
+ *      "listening" comes first, once frames are seen.
  *
  *  sib_probe smp --dev D (--dlid L | --dr P) --attr A [--mod M]
  *                [--method M] [--class-version V] [--timeout-ms T]
@@ -823,6 +825,9 @@ static int do_raw(int argc, char **argv, bool send)
 			       sizeof(mr)))
 			die("PACKET_MR_PROMISC");
 	}
+	/* what comes in from now on is seen: the caller may send */
+	printf("listening\n");
+	fflush(stdout);
 	end = now_us() + timeout * 1000000ull;
 	while (now_us() < end) {
 		struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
@@ -833,6 +838,8 @@ static int do_raw(int argc, char **argv, bool send)
 		if (n < 14 + 8)
 			continue;
 		if ((unsigned int)(f[16] << 8 | f[17]) != dlid)
+			continue;
+		if (slid && (unsigned int)(f[20] << 8 | f[21]) != slid)
 			continue;
 		/* the BTH follows the LRH (LNH 2) or the GRH (LNH 3) */
 		if (dqpn >= 0) {
