@@ -12,11 +12,14 @@
 #  - multicast groups other than the IPoIB broadcast group: mckey (RDMA CM
 #    UD sends to an MLID) delivered to a member QP on each guest, and IPoIB
 #    pings to the IPv4 all-hosts and IPv6 all-nodes groups answered by the
-#    peer.
+#    peer;
+#  - 200 UD QPs attached to one multicast group, as 200 IPoIB interfaces of
+#    a port are to the broadcast group (rxe's 56 stopped the 56th child
+#    interface of ib0 from ever getting a carrier).
 # eth1 carries plain IP for the barriers and the pingpongs' TCP exchange.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma ibv_devinfo ibv_ud_pingpong ibv_rc_pingpong ibv_uc_pingpong \
+need_cmd rdma ibv_devinfo ibv_ud_pingpong ibv_rc_pingpong ibv_uc_pingpong sib_probe \
 	 ibv_srq_pingpong ibstat saquery mckey
 IB_IP=198.18.10.$ROLE_NUM
 PEER_IB=198.18.10.$PEER_NUM
@@ -238,6 +241,10 @@ MC_MLID=$(sed -n "s/.*joined dgid: $MC_MGID mlid \(0x[0-9a-f]*\) .*/\1/p" /tmp/m
 peer_exchange mckey-done "$MC_MLID" 120
 [ -n "$MC_MLID" ] && [ "$PEER_DATA" = "$MC_MLID" ] ||
 	{ log "FAIL: MLID of $MC_MGID: '$MC_MLID' here, '$PEER_DATA' on the peer"; res=1; }
+
+sib_probe mcast-attach --dev sib0 --count 200 >/tmp/attach.log 2>&1 ||
+	{ log "FAIL: $(tr '\n' ' ' </tmp/attach.log)"; res=1; }
+log "$(head -n 1 /tmp/attach.log)"
 
 dmesg | grep -iE 'sib|ipoib|rxe' | tail -n 20
 exit $res

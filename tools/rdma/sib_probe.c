@@ -23,6 +23,10 @@
  *      SQE -> RTS at once (what ib_mad_send_error() does).  Exits 1 if an
  *      iteration ends outside RTS with no error after that modify.
  *
+ *  sib_probe mcast-attach --dev D [--count N]
+ *      N (100) UD QPs attached to one multicast group: prints "attached K
+ *      of N", and the error of the attach that failed if K < N.
+ *
  *  sib_probe pma-reset --dev D --dlid L [--qp-qkey Q]
  *      Performance Management Sets to QPN 1 of LID L that reset every
  *      counter (PortCounters, CounterSelect 0xffff; PortCountersExtended,
@@ -481,6 +485,59 @@ static int do_ud_recv(int argc, char **argv)
 	}
 	printf("received %u\n", got);
 	return 0;
+}
+
+/* ---- multicast attach ------------------------------------------------- */
+
+/*
+ * N UD QPs attached to one multicast group (what N IPoIB interfaces of a
+ * port do with the broadcast group): prints "attached K of N" and, if K <
+ * N, the error of the first attach that failed.  Exit 0 when all were.
+ */
+static int do_mcast_attach(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dev", 1, NULL, 'd' }, { "count", 1, NULL, 'n' }, { }
+	};
+	union ibv_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+					[14] = 0x12, [15] = 0x34 } };
+	unsigned int count = 100, k;
+	const char *dev = NULL;
+	struct ibv_qp **qps;
+	struct ctx c;
+	int opt, err = 0;
+
+	while ((opt = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'n': count = num(optarg); break;
+		default: return 2;
+		}
+	}
+	if (!dev || !count || count > 4096)
+		return 2;
+	open_dev(&c, dev, 1, 64, 0x22222222);
+	qps = calloc(count, sizeof(*qps));
+	if (!qps)
+		die("calloc");
+	for (k = 0; k < count; k++) {
+		qps[k] = k ? ibv_create_qp(c.pd, &(struct ibv_qp_init_attr){
+			.send_cq = c.cq, .recv_cq = c.cq, .qp_type = IBV_QPT_UD,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		}) : c.qp;
+		if (!qps[k]) {
+			err = errno;
+			break;
+		}
+		err = ibv_attach_mcast(qps[k], &mgid, 0xc001);
+		if (err)
+			break;
+	}
+	printf("attached %u of %u\n", k, count);
+	if (k < count)
+		printf("attach %u: %s\n", k + 1, strerror(err));
+	return k == count ? 0 : 1;
 }
 
 /* ---- SQE race --------------------------------------------------------- */
@@ -1036,6 +1093,8 @@ int main(int argc, char **argv)
 		return do_raw(argc - 1, argv + 1, false);
 	if (!strcmp(argv[1], "smp"))
 		return do_smp(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mcast-attach"))
+		return do_mcast_attach(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sqe-race"))
 		return do_race(argc - 1, argv + 1);
 	fprintf(stderr, "sib_probe: unknown command %s\n", argv[1]);

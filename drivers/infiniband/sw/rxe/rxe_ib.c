@@ -417,6 +417,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 
 	/* rxe_param.h announces APM for RoCE, whose QPs do not migrate */
 	rxe->attr.device_cap_flags &= ~IB_DEVICE_AUTO_PATH_MIG;
+	rxe->attr.max_mcast_qp_attach = RXE_IB_MAX_MCAST_QP_ATTACH;
 
 	strscpy(rxe->ib_dev.node_desc, "sib", sizeof(rxe->ib_dev.node_desc));
 	return 0;

@@ -27,6 +27,13 @@ struct rxe_pkt_info;
 /* one LID per port: no source path bits */
 #define RXE_IB_LMC		0
 #define RXE_IB_PORT_RATE	IB_RATE_10_GBPS
+/*
+ * QPs one multicast group may hold: every IPoIB interface of a port, the
+ * child interfaces included, attaches its UD QP to the broadcast group
+ * and has no carrier until it did.  rxe's 56 would cap a port at 55
+ * child interfaces, where HCAs take thousands.
+ */
+#define RXE_IB_MAX_MCAST_QP_ATTACH	1024
 
 /* rxe_av.network_type of an IB address vector (RoCE uses 1 and 2) */
 #define RXE_IB_NETWORK_TYPE	0x80
