@@ -5,32 +5,40 @@
 # Benchmark (dev/bench.sh runs it; make check does not): IPoIB connected
 # mode over the soft InfiniBand device, RC and UC connections, keepalives
 # at their defaults (5 s x 3).  Like with like: both drivers run on
-# Debian's kernel (release configuration) in the same boot, first the
+# Debian's kernel (release configuration) in the same boot, the
 # replacement ib_ipoib (the patched driver; the samples say
-# kernel=patched), over RC and UC, then Debian's own ib_ipoib (only the
-# soft InfiniBand device replaced; kernel=stock), over RC.
+# kernel=patched) over RC and UC, and Debian's own ib_ipoib (only the
+# soft InfiniBand device replaced; kernel=stock) over RC, swapped every
+# round (ROUNDS rounds, the order alternating: patched first in odd
+# rounds, stock first in even ones), so that a host whose load drifts
+# during the run weighs on both drivers alike.  (Running one half after
+# the other measured the host: the stock half had less CPU.)
 #  - throughput: REPEAT TCP transfers of SIZE MiB from a to b (busybox
-#    nc), per transport; the UC/RC ratio of the medians is what holds
+#    nc) per round, kernel and transport; patched/stock per round (the
+#    medians of its transfers) and the UC/RC ratio of the medians hold
 #    under TCG;
 #  - keepalive cost of an idle connection (one each way) over IDLE_S
-#    seconds: probes and replies ipoib counts, and the IB packets on the
-#    wire (the soft device's port counters, both directions, divided by
-#    the two connections).
+#    seconds, in the first round: probes and replies ipoib counts, and
+#    the IB packets on the wire (the soft device's port counters, both
+#    directions, divided by the two connections).
 #
-#	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T xfer_ms=X tput_mib_per_min=M
+#	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T round=R xfer_ms=X
+#		tput_mib_per_min=M
 #	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T ka_probes_per_min=P
 #		ka_replies_per_min=R ka_wire_pkts_per_min=W
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
-REPEAT=${RDMA_HA_BENCH_REPEAT:-5}
+ROUNDS=${RDMA_HA_BENCH_ROUNDS:-3}
+REPEAT=${RDMA_HA_BENCH_REPEAT:-2}
 SIZE=${RDMA_HA_BENCH_SIZE:-16}
 IDLE_S=${RDMA_HA_BENCH_IDLE_S:-30}
 [ -f /etc/rdma-ha.dkms ] ||
 	fail "runs on Debian's kernel with the replacement modules (kernel=debian)"
+REPLACEMENT_IPOIB=$(grep '/ib_ipoib\.ko' /etc/rdma-ha.modules)
+[ -n "$REPLACEMENT_IPOIB" ] || fail "no replacement ib_ipoib in /etc/rdma-ha.modules"
 nic_setup eth1 "$MY_IP"
 ib_up rc 5000 3
-kernel=patched transports="rc uc"
 dd if=/dev/urandom of=/tmp/blob bs=1048576 count="$SIZE" 2>/dev/null
 barrier up
 wait_ping "$PEER_IB" 60
@@ -42,16 +50,16 @@ throughput() {
 		port=$((9800 + i))
 		if [ "$ROLE" = b ]; then
 			nc_recv $port /dev/null &
-			barrier "tp-$kernel-$1-$i"
+			barrier "tp-$round-$kernel-$1-$i"
 			wait
 		else
-			barrier "tp-$kernel-$1-$i"
+			barrier "tp-$round-$kernel-$1-$i"
 			sleep 0.3
 			t0=$(now)
 			timeout 300 nc "$PEER_IB" $port </tmp/blob
 			t1=$(now)
 			echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel" \
-			     "transport=$1 $(awk -v a="$t0" -v b="$t1" -v s="$SIZE" 'BEGIN {
+			     "transport=$1 round=$round $(awk -v a="$t0" -v b="$t1" -v s="$SIZE" 'BEGIN {
 				printf "xfer_ms=%.0f tput_mib_per_min=%.1f",
 					(b - a) * 1000, s * 60 / (b - a) }')"
 		fi
@@ -76,6 +84,31 @@ idle_cost() {
 	cm_stats "$kernel-$1-idle"
 }
 
+# use KERNEL: ib0 from the patched (replacement) or the stock ib_ipoib,
+# on the same sib0, in connected mode, its paths and neighbours new.
+use() {
+	kernel=$1
+	if [ "$kernel" = stock ]; then
+		transports=rc
+		distribution_modules ib_ipoib
+		wait_for 10 test -d /sys/class/net/ib0 ||
+			fail "no ib0 from the stock ib_ipoib"
+		ib_connected_up
+	else
+		transports="rc uc"
+		case "$(cat /sys/module/ib_ipoib/taint)" in
+		*O*) ;;		# already the replacement (the first round)
+		*)	rmmod ib_ipoib && insmod "$REPLACEMENT_IPOIB" ||
+				fail "insmod $REPLACEMENT_IPOIB" ;;
+		esac
+		wait_for 10 test -d /sys/class/net/ib0 ||
+			fail "no ib0 from the replacement ib_ipoib"
+		ib_config rc 5000 3
+	fi
+	barrier "$round-$kernel-up"
+	ip neigh flush dev ib0
+}
+
 # run: each transport of $transports on $kernel
 run() {
 	local t
@@ -84,29 +117,28 @@ run() {
 			# a new policy flushes the paths, but not the peer's
 			# address (with its old flags) from the ARP cache
 			ib_policy uc
-			barrier uc-set
+			barrier "$round-uc-set"
 			ip neigh flush dev ib0
 		fi
-		barrier "$kernel-$t"
+		barrier "$round-$kernel-$t"
 		wait_ping "$PEER_IB" 60
 		[ "$ROLE" = a ] && pings 5 "$PEER_IB" >/dev/null
-		barrier "$kernel-$t-pinged"
-		cm_stats "$kernel-$t"
+		barrier "$round-$kernel-$t-pinged"
+		cm_stats "$round-$kernel-$t"
 		[ $kernel = stock ] || [ "$(cm_stat cm_tx_${t}_conns)" -ge 1 ] ||
 			fail "no $t connection"
 		throughput $t
-		idle_cost $t
+		[ "$round" != 1 ] || idle_cost $t
 	done
 }
 
-run
-# Debian's own ib_ipoib in place of the replacement, on the same sib0
-barrier stock
-distribution_modules ib_ipoib
-wait_for 10 test -d /sys/class/net/ib0 || fail "no ib0 from the stock ib_ipoib"
-ib_connected_up
-barrier stock-up
-ip neigh flush dev ib0
-kernel=stock transports=rc
-run
+round=1
+while [ $round -le "$ROUNDS" ]; do
+	if [ $((round % 2)) = 1 ]; then order="patched stock"; else order="stock patched"; fi
+	for k in $order; do
+		use $k
+		run
+	done
+	round=$((round + 1))
+done
 barrier end
