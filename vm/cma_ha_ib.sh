@@ -68,6 +68,14 @@
 #                        RC retries run out, or the client's 2 s reply
 #                        timeout) and the client reconnects on sib1,
 #                        through the extended listener
+# 12 report, report     the path comes back: an idle connection on sib1
+#                        (bond0 on ib1); failover to ib0 (status 2),
+#                        cut link 1 (the IDs' port: status 3, dead), then
+#                        restore it: the port is ACTIVE again and the
+#                        path alive, so both IDs get ADDR_CHANGE status 2
+#                        (misaligned: bond0 is still on ib0) within the
+#                        act bound, and nothing else; the idle connection
+#                        is kept throughout
 #  (* = the server listens on the wildcard address, else on bond0's)
 #
 # Every guest asserts its own side; timings are printed as RDMA-HA-DATA
@@ -260,5 +268,30 @@ check "report: id 1 ended by the program's own detection, if at all" \
 act restore 0
 stop
 reconnected_checks sib1
+
+# -- phase 12: report: told that a dead path lives again ------------------
+# The client pings once and then idles (no ping in flight can time out
+# while its link is cut), so the connection lives through the phase.
+start report "$MY_IP" report "-i 600000000"
+act switch ib0
+t=$(since "$(ev ADDR_CHANGE $ST_MIS 1)")
+check "report, idle: id 1 ADDR_CHANGE status $ST_MIS (misaligned) within ${ACT_MAX_MS} ms (${t:-never})" \
+	'within "$t"'
+act cut 1
+t=$(since "$(ev ADDR_CHANGE $ST_DEAD 1)")
+check "report, idle: id 1 ADDR_CHANGE status $ST_DEAD (dead) within ${ACT_MAX_MS} ms (${t:-never})" \
+	'within "$t"'
+act revive 1
+t=$(since "$(ev ADDR_CHANGE $ST_MIS 1)")
+data "what=report_revived_ms value=${t:-none}"
+check "report: id 1 ADDR_CHANGE status $ST_MIS (alive again, misaligned) within ${ACT_MAX_MS} ms of its port coming back (${t:-never})" \
+	'within "$t"'
+check "report: one CM event when the port came back, the ADDR_CHANGE" \
+	'[ "$(count " cm_event ")" = 1 ]'
+kept_checks "report, the dead path's port back"
+[ "$ROLE" = b ] ||
+	check "report listener: no event when the port came back" \
+		'[ "$(count " id=0$")" = 0 ]'
+stop
 
 finish

@@ -112,7 +112,8 @@ start() {
 # ha_opt MODE: the program's option for MODE; none for "default".
 ha_opt() { [ "$1" = default ] || echo "--ha-mode $1"; }
 
-# act switch IF | cut N | restore N: on both guests after a barrier.
+# act switch IF | cut N | restore N | revive N: on both guests after a
+# barrier; revive is a restore that is observed like a cut.
 #   switch: administrative failover of bond0 to IF, both links stay up;
 #   cut/restore: set_link nN off/on at both ends of link N.
 # switch and cut set T_WIN and T_ACT, wait OBSERVE_S for the CM and the
@@ -153,6 +154,15 @@ act() {
 		wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$HA_RDEV$2/ports/1/state" ||
 			fail "$HA_RDEV$2 not ACTIVE again"
 		return ;;
+	revive)
+		# a restore that is the act: observed, from the kernel's time
+		# stamp of the port becoming active
+		[ "$ROLE" = a ] || host_cmd both "set_link n$2 on"
+		wait_carrier "eth$2" 1 30
+		wait_for 30 _port_up_seen "$2" ||
+			fail "no kernel log of $HA_RDEV$2 becoming active"
+		T_ACT=$(kmsg_time "act$acts" "$HA_RDEV$2: set active\$")
+		log "$HA_RDEV$2 became active at $T_ACT (kernel time stamp)" ;;
 	esac
 	data "what=act act=$1 arg=$2 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
 	sleep $OBSERVE_S
@@ -160,9 +170,12 @@ act() {
 }
 
 # _port_down_seen N: the kernel logged that $HA_RDEV$N went down since
-# the mark of this act.
+# the mark of this act; _port_up_seen N: that it became active.
 _port_down_seen() {
 	[ -n "$(kmsg_time "act$acts" "$HA_RDEV$1: set down\$")" ]
+}
+_port_up_seen() {
+	[ -n "$(kmsg_time "act$acts" "$HA_RDEV$1: set active\$")" ]
 }
 
 # stop: end both programs, the client first (SIGTERM: its verdict is 0

@@ -263,10 +263,11 @@ static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
  *   to the bond is extended as in align.
  * - migrate: on failover or port-down, move a connected ID whose QP has an
  *   armed alternate path; otherwise as align.
- * - report: on failover, and on port-down when the path is dead, tell the
- *   consumer the state of the ID's path (cma_ha_report_status() says
- *   whether it changed); tear nothing down. A listener bound to the bond
- *   is extended as in align.
+ * - report: on failover, on port-down when the path is dead, and on
+ *   port-up when the path is alive, tell the consumer the state of the
+ *   ID's path (cma_ha_report_status() says whether it changed); tear
+ *   nothing down. A listener bound to the bond is extended as in align.
+ *   No other mode acts on a port coming back.
  *
  * On a neighbour update, notify means the CM's UNREACHABLE (-ETIMEDOUT):
  * in every state for notify, report, align and migrate, as before HA
@@ -281,6 +282,9 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 {
 	if (event == CMA_HA_EV_NEIGH_UPDATE)
 		return cma_ha_neigh_update(mode, path);
+	if (event == CMA_HA_EV_PORT_ACTIVE &&
+	    (mode != RDMA_CM_HA_MODE_REPORT || state == CMA_HA_ID_LISTENING))
+		return CMA_HA_ACT_NONE;
 
 	/* Exactly what the CM did before HA modes existed, in any state */
 	if (mode == RDMA_CM_HA_MODE_NOTIFY)
@@ -310,8 +314,10 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 	case RDMA_CM_HA_MODE_REPORT:
 		if (state == CMA_HA_ID_LISTENING)
 			return cma_ha_align(event, state, path);
-		/* A port event tells whether the path died, nothing else */
+		/* A port event tells whether the path died or came back */
 		if (event == CMA_HA_EV_PORT_ERR && !(path & CMA_HA_PATH_DEAD))
+			return CMA_HA_ACT_NONE;
+		if (event == CMA_HA_EV_PORT_ACTIVE && (path & CMA_HA_PATH_DEAD))
 			return CMA_HA_ACT_NONE;
 		return CMA_HA_ACT_REPORT;
 	case RDMA_CM_HA_MODE_IGNORE:
@@ -370,7 +376,9 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_addr_change_status);
  * starts on the path the IP stack chose (aligned). A failover judges the
  * whole path; a port going down says only that the path is dead, nothing
  * about the bond, and a port that is active again by the time the CM
- * looks says nothing at all.
+ * looks says nothing at all. A port that comes back after its path was
+ * reported dead makes the path alive again, aligned or not, judged with
+ * the bond as it is then (cma_ha_failover_path()).
  *
  * Return: the enum rdma_cm_ha_path_status value to report in
  * RDMA_CM_EVENT_ADDR_CHANGE, or 0 if nothing changed for the ID.
@@ -388,6 +396,11 @@ unsigned int cma_ha_report_status(enum cma_ha_event event, unsigned int path,
 		if (!(path & CMA_HA_PATH_DEAD))
 			return 0;
 		status = RDMA_CM_HA_PATH_DEAD;
+		break;
+	case CMA_HA_EV_PORT_ACTIVE:
+		if ((path & CMA_HA_PATH_DEAD) || reported != RDMA_CM_HA_PATH_DEAD)
+			return 0;
+		status = cma_ha_path_status(path);
 		break;
 	default:
 		return 0;

@@ -40,6 +40,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define EV_FAILOVER	CMA_HA_EV_BOND_FAILOVER
 #define EV_PORT_ERR	CMA_HA_EV_PORT_ERR
 #define EV_NEIGH	CMA_HA_EV_NEIGH_UPDATE
+#define EV_PORT_UP	CMA_HA_EV_PORT_ACTIVE
 
 #define P_MAC		CMA_HA_PATH_MAC_CHANGED
 #define P_MIS		CMA_HA_PATH_MISALIGNED
@@ -48,7 +49,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 static const char * const event_names[] = {
 	[EV_FAILOVER] = "failover", [EV_PORT_ERR] = "port-err",
-	[EV_NEIGH] = "neigh-update",
+	[EV_NEIGH] = "neigh-update", [EV_PORT_UP] = "port-active",
 };
 
 static const char * const state_names[] = {
@@ -184,6 +185,23 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_REPORT, EV_PORT_ERR, CONNECTED, 0, NONE),
 	C(HA_REPORT, EV_PORT_ERR, LISTENING, P_DEAD, NONE),
 	C(HA_REPORT, EV_PORT_ERR, CLOSING, P_DEAD, NONE),
+	/* a port back: report says whether the path lives again */
+	C(HA_REPORT, EV_PORT_UP, CONNECTED, 0, REPORT),
+	C(HA_REPORT, EV_PORT_UP, CONNECTED, P_MIS, REPORT),
+	C(HA_REPORT, EV_PORT_UP, RESOLVED, P_MIS, REPORT),
+	C(HA_REPORT, EV_PORT_UP, CONNECTED, P_DEAD, NONE),
+	C(HA_REPORT, EV_PORT_UP, CONNECTED, P_MIS | P_DEAD, NONE),
+	C(HA_REPORT, EV_PORT_UP, LISTENING, P_MIS, NONE),
+	C(HA_REPORT, EV_PORT_UP, CLOSING, 0, NONE),
+	C(HA_REPORT, EV_PORT_UP, IDLE, 0, NONE),
+	/* ... and no other mode acts on it: a teardown mode least of all */
+	C(HA_NOTIFY, EV_PORT_UP, CONNECTED, P_MAC | P_MIS, NONE),
+	C(HA_IGNORE, EV_PORT_UP, CONNECTED, P_MIS, NONE),
+	C(HA_ALIGN, EV_PORT_UP, CONNECTED, P_MIS, NONE),
+	C(HA_ALIGN, EV_PORT_UP, LISTENING, P_MIS, NONE),
+	C(HA_FAIL_FAST, EV_PORT_UP, CONNECTED, P_DEAD, NONE),
+	C(HA_FAIL_FAST, EV_PORT_UP, CONNECTING, P_DEAD, NONE),
+	C(HA_MIGRATE, EV_PORT_UP, CONNECTED, P_MIS | P_APM, NONE),
 	/* a neighbour update: the CM's UNREACHABLE, as for notify */
 	C(HA_REPORT, EV_NEIGH, CONNECTED, 0, NOTIFY),
 	C(HA_REPORT, EV_NEIGH, CONNECTED, P_DEAD, NOTIFY),
@@ -340,6 +358,16 @@ static const struct cma_ha_report_case cma_ha_report_cases[] = {
 	{ EV_PORT_ERR, 0, ST_MIS, 0 },
 	{ EV_PORT_ERR, 0, ST_DEAD, 0 },
 	{ EV_PORT_ERR, P_APM, ST_DEAD, 0 },
+	/* a port back says the path lives again, after it was reported dead */
+	{ EV_PORT_UP, 0, ST_DEAD, ST_ALIGNED },
+	{ EV_PORT_UP, P_MIS, ST_DEAD, ST_MIS },
+	{ EV_PORT_UP, P_MIS | P_APM, ST_DEAD, ST_MIS },
+	{ EV_PORT_UP, P_DEAD, ST_DEAD, 0 },
+	{ EV_PORT_UP, P_MIS | P_DEAD, ST_DEAD, 0 },
+	{ EV_PORT_UP, 0, 0, 0 },
+	{ EV_PORT_UP, P_MIS, 0, 0 },
+	{ EV_PORT_UP, 0, ST_MIS, 0 },
+	{ EV_PORT_UP, P_MIS, ST_ALIGNED, 0 },
 	/* a neighbour update is the CM's UNREACHABLE, not a report */
 	{ EV_NEIGH, P_DEAD, 0, 0 },
 	{ EV_NEIGH, P_MIS, 0, 0 },
