@@ -15,9 +15,9 @@
 # busybox's -I picks the source address, not the interface: b's packets
 # to a leave by one interface, and a holds one receive-side connection.
 # Policy routing per child would give a N of them; not done.)
-# N is at most 54: the soft device attaches at most 56 QPs to a multicast
-# group (RXE_MAX_MCAST_QP_ATTACH), and an IPoIB interface has no carrier
-# until its UD QP joined the broadcast group.  Per round, over IDLE_S s,
+# A soft InfiniBand port takes 1024 QPs in a multicast group (rxe's RoCE
+# limit of 56 capped N at 54: an IPoIB interface has no carrier until its
+# UD QP joined the broadcast group).  Per round, over IDLE_S s,
 # on a:
 #   - task_cpu_us: the time the keepalive task ran (workqueue trace
 #     events, start to end of each ipoib_cm_ka_task), per interval;
@@ -25,7 +25,7 @@
 #     they looked at (ethtool cm_ka_runs, cm_ka_examined);
 #   - probes_per_min: probes a sent (cm_ka_probes_sent);
 #   - wire_pkts_per_min: IB packets a's port sent and received.
-# N from SIZES (default 1,10,48), ROUNDS rounds each.
+# N from SIZES (default 1,10,110), ROUNDS rounds each.
 #
 #	RDMA-HA-BENCH: bench=ipoib_cm_scale conns=C round=R task_cpu_us=C
 #		runs_per_min=.. examined_per_min=.. probes_per_min=..
@@ -33,7 +33,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ipoib_cm_lib.sh"
 
-SIZES=$(echo "${RDMA_HA_BENCH_SIZES:-1,10,48}" | tr , ' ')
+SIZES=$(echo "${RDMA_HA_BENCH_SIZES:-1,10,110}" | tr , ' ')
 ROUNDS=${RDMA_HA_BENCH_ROUNDS:-3}
 IDLE_S=${RDMA_HA_BENCH_IDLE_S:-10}
 QUEUE=${RDMA_HA_BENCH_QUEUE:-32}
