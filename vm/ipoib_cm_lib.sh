@@ -824,6 +824,16 @@ ka_down_outstanding() {
 	local d k0 m0 flow srv port=9100
 	local oops='BUG:|Oops|general protection|timing out; [0-9]+ sends'
 	[ -p /tmp/nc-stdin ] || mkfifo /tmp/nc-stdin
+	# A new connection to b: the write checks before left one that a made
+	# while b posed as a peer without keepalives, hence without transport
+	# retries (retry count 0: the first ACK timeout after the cut ends it,
+	# with nothing retransmitted).
+	if [ "$ROLE" = a ]; then
+		ip link set ib0 down
+		ip link set ib0 up
+		wait_carrier ib0 1 30
+		wait_ping "$PEER_IB" 60
+	fi
 	for d in retrying dead; do
 		port=$((port + 1))
 		if [ "$ROLE" = b ]; then
