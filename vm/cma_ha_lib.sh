@@ -142,12 +142,7 @@ act() {
 		T_ACT=$(now)
 		bond_activate "$2" ;;
 	cut)
-		[ "$ROLE" = a ] || host_cmd both "set_link n$2 off"
-		wait_carrier "eth$2" 0 10
-		wait_for 10 _port_down_seen "$2" ||
-			fail "no kernel log of $HA_RDEV$2 going down"
-		T_ACT=$(kmsg_time "act$acts" "$HA_RDEV$2: set down\$")
-		log "$HA_RDEV$2 went down at $T_ACT (kernel time stamp)" ;;
+		_act_link "$2" off down ;;
 	restore)
 		[ "$ROLE" = a ] || host_cmd both "set_link n$2 on"
 		wait_carrier "eth$2" 1 30
@@ -155,27 +150,32 @@ act() {
 			fail "$HA_RDEV$2 not ACTIVE again"
 		return ;;
 	revive)
-		# a restore that is the act: observed, from the kernel's time
-		# stamp of the port becoming active
-		[ "$ROLE" = a ] || host_cmd both "set_link n$2 on"
-		wait_carrier "eth$2" 1 30
-		wait_for 30 _port_up_seen "$2" ||
-			fail "no kernel log of $HA_RDEV$2 becoming active"
-		T_ACT=$(kmsg_time "act$acts" "$HA_RDEV$2: set active\$")
-		log "$HA_RDEV$2 became active at $T_ACT (kernel time stamp)" ;;
+		# a restore that is the act, observed like a cut
+		_act_link "$2" on active ;;
 	esac
 	data "what=act act=$1 arg=$2 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
 	sleep $OBSERVE_S
 	T_END=$(now)
 }
 
-# _port_down_seen N: the kernel logged that $HA_RDEV$N went down since
-# the mark of this act; _port_up_seen N: that it became active.
-_port_down_seen() {
-	[ -n "$(kmsg_time "act$acts" "$HA_RDEV$1: set down\$")" ]
+# _act_link N off|on down|active: link N cut or restored at both ends;
+# waits for ethN's carrier and for the kernel's log of $HA_RDEV$N's port
+# ("set down", "set active"), whose time stamp is T_ACT.
+_act_link() {
+	local carrier=0
+	[ "$2" = off ] || carrier=1
+	[ "$ROLE" = a ] || host_cmd both "set_link n$1 $2"
+	wait_carrier "eth$1" "$carrier" 30
+	wait_for 30 _port_logged "$1" "$3" ||
+		fail "no kernel log of $HA_RDEV$1: set $3"
+	T_ACT=$(kmsg_time "act$acts" "$HA_RDEV$1: set $3\$")
+	log "$HA_RDEV$1: set $3 at $T_ACT (kernel time stamp)"
 }
-_port_up_seen() {
-	[ -n "$(kmsg_time "act$acts" "$HA_RDEV$1: set active\$")" ]
+
+# _port_logged N WORD: the kernel logged "$HA_RDEV$N: set WORD" since the
+# mark of this act.
+_port_logged() {
+	[ -n "$(kmsg_time "act$acts" "$HA_RDEV$1: set $2\$")" ]
 }
 
 # stop: end both programs, the client first (SIGTERM: its verdict is 0
