@@ -260,14 +260,17 @@ peer_exchange() {
 	_barrier_seq=$((_barrier_seq + 2))
 	p1=$((BARRIER_PORT_BASE + _barrier_seq - 1))
 	p2=$((BARRIER_PORT_BASE + _barrier_seq))
+	# stdin a FIFO that never ends: busybox nc stops reading the network
+	# once its stdin is at its end, which cut the data at about 1 KiB
+	[ -p /tmp/px-stdin ] || mkfifo /tmp/px-stdin
 	if [ "$ROLE" = a ]; then
-		got=$(timeout "$t" nc -l -p "$p1" </dev/null)
+		got=$(timeout "$t" nc -l -p "$p1" <>/tmp/px-stdin)
 		printf '%s\n%s\n' "$name" "$data" | _nc_send "$p2" "$t" ||
 			fail "exchange $name: peer never listened"
 	else
 		printf '%s\n%s\n' "$name" "$data" | _nc_send "$p1" "$t" ||
 			fail "exchange $name: peer never came"
-		got=$(timeout "$t" nc -l -p "$p2" </dev/null)
+		got=$(timeout "$t" nc -l -p "$p2" <>/tmp/px-stdin)
 	fi
 	[ "$(printf '%s\n' "$got" | head -n 1)" = "$name" ] ||
 		fail "exchange $name: peer sent '${got:-nothing}'"
