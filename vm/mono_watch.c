@@ -13,6 +13,12 @@
  *	INTERVAL_US (default 1000) until TIMEOUT_S (default: forever) or a
  *	signal.  Meant for sysfs attributes such as carrier or
  *	bonding/active_slave.
+ *   mono_watch starve [-i INTERVAL_US] [-m MIN_MS]
+ *	sleep INTERVAL_US (default 10000) at a time until a signal, and
+ *	print "<from> <to>" (secs.usec) for every sleep that took MIN_MS
+ *	(default 100) more than asked: a time the guest did not run (its
+ *	vCPUs starved by a loaded host under TCG), which no guest-side
+ *	measurement of a gap can tell from a gap of its own.
  */
 #include <errno.h>
 #include <signal.h>
@@ -121,6 +127,42 @@ static int watch_files(int argc, char **argv)
 	return 0;
 }
 
+static int starve(int argc, char **argv)
+{
+	long interval_us = 10000, min_ms = 100;
+	struct timespec ts;
+	double t0, t1;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "i:m:")) != -1) {
+		switch (opt) {
+		case 'i':
+			interval_us = strtol(optarg, NULL, 0);
+			break;
+		case 'm':
+			min_ms = strtol(optarg, NULL, 0);
+			break;
+		default:
+			return 1;
+		}
+	}
+	if (interval_us <= 0 || interval_us >= 1000000 || min_ms <= 0)
+		return 1;
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ts.tv_sec = 0;
+	ts.tv_nsec = interval_us * 1000;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		t0 = now();
+		nanosleep(&ts, NULL);
+		t1 = now();
+		if ((t1 - t0) * 1000 - interval_us / 1000.0 >= min_ms)
+			printf("%.6f %.6f\n", t0, t1);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "now")) {
@@ -130,7 +172,9 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "watch"))
 		return watch_files(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s now | watch [-i US] [-t SEC] FILE...\n",
+	if (argc >= 2 && !strcmp(argv[1], "starve"))
+		return starve(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s now | watch [-i US] [-t SEC] FILE... | starve [-i US] [-m MS]\n",
 		argv[0]);
 	return 1;
 }

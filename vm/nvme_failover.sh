@@ -137,6 +137,10 @@ need_cmd rdma mono_watch
 [ -d $NVMET ] || fail "no $NVMET (CONFIG_NVME_TARGET)"
 [ -e /dev/nvme-fabrics ] || fail "no /dev/nvme-fabrics (CONFIG_NVME_RDMA)"
 
+# the starvation canary (io_gap): the guest has one vCPU, so a sleep of
+# the canary that overran is a time the whole guest did not run
+mono_watch starve >/tmp/starve.log 2>&1 &
+
 failed=0
 seq=0
 check() {
@@ -401,14 +405,40 @@ cm_acts() {
 
 # io_gap T0 T1: the longest time in ms without an I/O completion in T0..T1
 # (fio's per-I/O completion log, CLOCK_MONOTONIC ms; a gap reaching T1 is
-# counted up to T1).
+# counted up to T1), the number of completions, and the longest such gap
+# less the times in it that the guest did not run at all (the starvation
+# canary's windows, /tmp/starve.log): a loaded host that stops a TCG
+# guest for seconds stops its I/O too, and that is not the I/O path's.
 io_gap() {
 	awk -F', ' -v a="$1" -v b="$2" '
 		{ t = $1 / 1000; if (t >= a && t <= b) print t }' /tmp/fio$seq"_clat.1.log" |
-		sort -n | awk -v a="$1" -v b="$2" '
-		BEGIN { last = a }
-		{ if ($1 - last > max) max = $1 - last; last = $1; n++ }
-		END { if (b - last > max) max = b - last; printf "%.0f %d\n", max * 1000, n }'
+		sort -n | awk -v a="$1" -v b="$2" -v starve=/tmp/starve.log '
+		function net(x, y,   i, o, lo, hi) {
+			o = 0
+			for (i = 0; i < ns; i++) {
+				lo = s0[i] > x ? s0[i] : x
+				hi = s1[i] < y ? s1[i] : y
+				if (hi > lo) o += hi - lo
+			}
+			return y - x - o
+		}
+		BEGIN {
+			while ((getline line < starve) > 0) {
+				split(line, f, " ")
+				s0[ns] = f[1]; s1[ns] = f[2]; ns++
+			}
+			last = a
+		}
+		{
+			if ($1 - last > max) max = $1 - last
+			if (net(last, $1) > nmax) nmax = net(last, $1)
+			last = $1; n++
+		}
+		END {
+			if (b - last > max) max = b - last
+			if (net(last, b) > nmax) nmax = net(last, b)
+			printf "%.0f %d %.0f\n", max * 1000, n, nmax * 1000
+		}'
 }
 
 # live_again T0 T1 TACT: ms from TACT to the controller's last change to
@@ -531,7 +561,7 @@ report() {
 		disc=$(cm_count "$t0" "$t1" "DISCONNECTED|ADDR_CHANGE|UNREACHABLE")
 		if [ "$ROLE" = b ]; then
 			set -- $(io_gap "$t0" "$t1")
-			gap=$1 n=$2
+			gap=$1 n=$2 netgap=$3
 			er=$(kmsg_count "m${seq}e$k" "m${seq}x$k" "nvme $C: starting error recovery")
 			rc=$(kmsg_count "m${seq}e$k" "m${seq}x$k" "nvme $C: Successfully reconnected")
 			est=$(cm_count "$t0" "$t1" "^ESTABLISHED")
@@ -539,7 +569,7 @@ report() {
 			acst=$(cm_count "$t0" "$t1" "^ADDR_CHANGE [123]$")
 			live=$(live_again "$t0" "$t1" "$ta")
 			eval "ports=\$Q_$k"
-			echo "RDMA-HA-MEASURE: nvme-failover $MODE $name$([ "$name" = flap ] && echo " cm_acts=$FLAP_ACTS") io_gap_ms=$gap completions=$n error_recoveries=$er reconnects=$rc queues_established=$est cm_events=$disc first_cm_event_ms=${first:-none} live_again_ms=$live queues_on=${ports:-none}"
+			echo "RDMA-HA-MEASURE: nvme-failover $MODE $name$([ "$name" = flap ] && echo " cm_acts=$FLAP_ACTS") io_gap_ms=$gap io_gap_running_ms=$netgap completions=$n error_recoveries=$er reconnects=$rc queues_established=$est cm_events=$disc first_cm_event_ms=${first:-none} live_again_ms=$live queues_on=${ports:-none}"
 			check "$name: $n I/O completions in the window" '[ "$n" -gt 0 ]'
 			check "$name: controller live at the end of the window ($(ctrl_state_at_end $k))" \
 				'[ "$live" != never ]'
@@ -559,8 +589,8 @@ report() {
 				check "$name, old path healthy: $MODE keeps the controller (error recoveries $er, reconnects $rc, queues established $est, state changes: $live)" \
 					'[ "$er" = 0 ] && [ "$rc" = 0 ] && [ "$est" = 0 ] && [ "$live" = none ]'
 				check "$name: no CM event on the host ($disc)" '[ "$disc" = 0 ]'
-				check "$name: no I/O stall over $KEPT_MAX_GAP_MS ms (longest $gap ms)" \
-					'[ "$gap" -le "$KEPT_MAX_GAP_MS" ]'
+				check "$name: no I/O stall over $KEPT_MAX_GAP_MS ms while the guest ran (longest $netgap ms; $gap ms with the host's stops of the guest)" \
+					'[ "$netgap" -le "$KEPT_MAX_GAP_MS" ]'
 			elif [ "$want_reset" = 1 ]; then
 				check "$name: $MODE resets the controller and reconnects (error recoveries $er, reconnects $rc)" \
 					'[ "$er" -ge 1 ] && [ "$rc" -ge 1 ]'
