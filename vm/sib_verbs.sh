@@ -14,8 +14,9 @@
 #    pings to the IPv4 all-hosts and IPv6 all-nodes groups answered by the
 #    peer;
 #  - 200 UD QPs attached to one multicast group, as 200 IPoIB interfaces of
-#    a port are to the broadcast group (rxe's 56 stopped the 56th child
-#    interface of ib0 from ever getting a carrier).
+#    a port are to the broadcast group; and the same on a RoCE rxe device,
+#    which keeps rxe's limit of 56 (what soft InfiniBand ports had before):
+#    the probe must stop at the 57th there.
 # eth1 carries plain IP for the barriers and the pingpongs' TCP exchange.
 . "$(dirname "$0")/lib.sh"
 
@@ -245,6 +246,12 @@ peer_exchange mckey-done "$MC_MLID" 120
 sib_probe mcast-attach --dev sib0 --count 200 >/tmp/attach.log 2>&1 ||
 	{ log "FAIL: $(tr '\n' ' ' </tmp/attach.log)"; res=1; }
 log "$(head -n 1 /tmp/attach.log)"
+rdma link add rxe0 type rxe netdev eth1 || fail "rdma link add rxe0"
+sib_probe mcast-attach --dev rxe0 --count 200 >/tmp/attach-roce.log 2>&1
+log "RoCE: $(tr '\n' ' ' </tmp/attach-roce.log)"
+grep -qx 'attached 56 of 200' /tmp/attach-roce.log ||
+	{ log "FAIL: rxe0 (RoCE) did not stop at 56 attaches"; res=1; }
+rdma link delete rxe0
 
 dmesg | grep -iE 'sib|ipoib|rxe' | tail -n 20
 exit $res
