@@ -12,7 +12,8 @@
 # (ka_write_check_cm), ib0 brought down with sends outstanding to a peer
 # that went silent (ka_down_outstanding), and keepalives that agree with
 # the stale-connection task and the peer's DREQ (ka_stale_idle), and a
-# send-side QP that fails under its idle connection (ka_qp_fatal).  Each
+# send-side QP that fails under its idle connection (ka_qp_fatal), and a
+# receive side out of receive buffers for a moment (ka_rnr).  Each
 # phase leaves nothing running behind it; ka_stale_idle checks that its
 # connections are idle and probed.
 . "$(dirname "$0")/lib.sh"
@@ -24,4 +25,5 @@ ka_write_check_cm
 ka_down_outstanding
 ka_stale_idle
 ka_qp_fatal
+ka_rnr
 exit $res

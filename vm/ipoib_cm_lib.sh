@@ -1043,3 +1043,74 @@ ka_qp_fatal() {
 	barrier qp-fatal-done 60
 	return 0
 }
+
+# ka_rnr: b's receive side runs out of receive buffers for a moment
+# (debugfs rxe_ib_rnr: its rx QP of a's idle connection answers the next
+# 3 requests that need a receive WQE with RNR NAKs, as an SRQ emptied by
+# an incast does), review D8:
+#  1. a's next probe (a send with immediate data, b speaks the keepalive
+#     protocol) gets 3 RNR NAKs: a retries it and the connection lives
+#     on (no send failed, no peer declared dead, the same QP);
+#  2. so does a ping's data: answered, on the same connection.
+# With the RNR retry count of 0 of the REQ, the first NAK ended the
+# connection.  About 10 s.
+KA_RNR=/sys/kernel/debug/rxe_ib_rnr
+_ka_counter() { read_attr "/sys/class/infiniband/sib0/ports/1/hw_counters/$1"; echo "${ATTR:-0}"; }
+_ka_rnr_sent() { [ "$(_ka_counter send_rnr_err)" -ge "$1" ]; }
+ka_rnr() {
+	local t=/sys/kernel/tracing qpn txq f0 d0 n0 r0 round
+	barrier rnr
+	if [ "$ROLE" = a ]; then
+		pings 3 "$PEER_IB" >/dev/null
+		ka_trace_on
+		wait_for 5 grep -q 'ipoib_cm_ka_probe: ib0 qpn=' $t/trace
+		txq=$(sed -n 's/.*ipoib_cm_ka_probe: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
+			$t/trace | tail -n 1)
+		echo 0 >$t/events/ib_ipoib/enable
+		[ -n "$txq" ] || { log "FAIL: no probe on an RC connection of ib0 in 5 s"; res=1; }
+		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
+		r0=$(_ka_counter rcvd_rnr_err)
+		barrier rnr-probe 30
+		barrier rnr-probe-done 30
+		barrier rnr-data 30
+		pings 3 "$PEER_IB" ||
+			{ log "FAIL: a ping whose data got RNR NAKs was lost"; res=1; }
+		barrier rnr-data-done 30
+		r0=$(($(_ka_counter rcvd_rnr_err) - r0))
+		log "RNR NAKs received on the connection: $r0"
+		[ "$r0" -ge 6 ] ||
+			{ log "FAIL: a got $r0 RNR NAKs, 6 asked for"; res=1; }
+		cm_stats rnr
+		expect cm_tx_failed -eq "$f0"
+		expect cm_ka_tx_dead -eq "$d0"
+		expect cm_tx_rc_conns -eq 1
+		rdma resource show qp link sib0/1 | grep -q "lqpn $((txq)) " ||
+			{ log "FAIL: QP $txq of the connection is gone"; res=1; }
+	else
+		[ -f $KA_RNR ] || { log "FAIL: no $KA_RNR"; res=1; }
+		ka_trace_on
+		# the QP that receives a's probes: b's receive side of a's
+		# connection
+		wait_for 5 grep -q 'ipoib_cm_ka_probe_received: ib0 qpn=' $t/trace
+		qpn=$(sed -n 's/.*ipoib_cm_ka_probe_received: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
+			$t/trace | tail -n 1)
+		echo 0 >$t/events/ib_ipoib/enable
+		[ -n "$qpn" ] || { log "FAIL: no probe received on an RC connection in 5 s"; res=1; }
+		for round in probe data; do
+			n0=$(_ka_counter send_rnr_err)
+			echo "sib0 $qpn 3" >$KA_RNR ||
+				{ log "FAIL: echo sib0 $qpn 3 >$KA_RNR"; res=1; }
+			barrier "rnr-$round" 30
+			# the probe is due within an interval (1 s); the
+			# ping's data comes at once
+			wait_for 10 _ka_rnr_sent $((n0 + 3)) ||
+				{ log "FAIL: b sent $(($(_ka_counter send_rnr_err) - n0)) of 3 RNR NAKs ($round)"; res=1; }
+			echo "sib0 $qpn 0" >$KA_RNR
+			barrier "rnr-$round-done" 30
+		done
+		rdma resource show qp link sib0/1 | grep -q "lqpn $((qpn)) " ||
+			{ log "FAIL: receive QP $qpn is gone"; res=1; }
+	fi
+	barrier rnr-end 60
+	return 0
+}

@@ -1233,6 +1233,97 @@ static const struct file_operations rxe_ib_qp_fatal_fops = {
 	.write = rxe_ib_qp_fatal_write,
 };
 
+/*
+ * debugfs rxe_ib_rnr: writing "DEVICE QPN COUNT" makes the responder of
+ * that QP of that soft device (IB or RoCE) answer its next COUNT requests
+ * that need a receive WQE as an empty receive queue or SRQ does: an RNR NAK
+ * on RC, a dropped message on UC and UD.  Nothing is consumed, so the
+ * request a sender retries after an RNR NAK counts again.  "DEVICE QPN 0"
+ * disarms it; one QP at a time.  For tests: a receiver that runs out of
+ * receive buffers for a moment (an incast on a shared SRQ), at a chosen
+ * time.
+ */
+static struct {
+	spinlock_t	lock;	/* the three below */
+	u32		dev_index;
+	u32		qpn;
+	unsigned int	count;
+} rxe_ib_rnr = {
+	.lock = __SPIN_LOCK_UNLOCKED(rxe_ib_rnr.lock),
+};
+
+/**
+ * rxe_ib_rnr_inject() - whether debugfs rxe_ib_rnr asks the responder of
+ * @qp to answer a request as an empty receive queue does
+ * @qp: the responder's QP
+ *
+ * Called for each request that needs a receive WQE; takes one of the
+ * requests asked for if it does.
+ *
+ * Context: the responder task.
+ * Return: true if the request gets an RNR NAK (or is dropped).
+ */
+bool rxe_ib_rnr_inject(struct rxe_qp *qp)
+{
+	unsigned long flags;
+	bool hit = false;
+
+	if (likely(!READ_ONCE(rxe_ib_rnr.count)))
+		return false;
+
+	spin_lock_irqsave(&rxe_ib_rnr.lock, flags);
+	if (rxe_ib_rnr.count && rxe_ib_rnr.qpn == qp->ibqp.qp_num &&
+	    rxe_ib_rnr.dev_index == qp->ibqp.device->index) {
+		WRITE_ONCE(rxe_ib_rnr.count, rxe_ib_rnr.count - 1);
+		hit = true;
+	}
+	spin_unlock_irqrestore(&rxe_ib_rnr.lock, flags);
+	return hit;
+}
+
+static ssize_t rxe_ib_rnr_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[IB_DEVICE_NAME_MAX + 32], name[IB_DEVICE_NAME_MAX];
+	struct ib_device *ibdev;
+	unsigned int count;
+	struct rxe_qp *qp;
+	int qpn;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%63s %i %u", name, &qpn, &count) != 3 || qpn < 0)
+		return -EINVAL;
+
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return -ENODEV;
+	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
+	if (!qp) {
+		ib_device_put(ibdev);
+		return -ENOENT;
+	}
+
+	spin_lock_irq(&rxe_ib_rnr.lock);
+	rxe_ib_rnr.dev_index = ibdev->index;
+	rxe_ib_rnr.qpn = qp->ibqp.qp_num;
+	WRITE_ONCE(rxe_ib_rnr.count, count);
+	spin_unlock_irq(&rxe_ib_rnr.lock);
+
+	rxe_put(qp);
+	ib_device_put(ibdev);
+	return len;
+}
+
+static const struct file_operations rxe_ib_rnr_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rxe_ib_rnr_write,
+};
+
 static struct rdma_link_ops rxe_ib_link_ops = {
 	.type = "sib",
 	.newlink = rxe_ib_newlink,
@@ -1248,6 +1339,7 @@ void rxe_ib_module_init(void)
 	debugfs_create_u16("rxe_ib_lost_sls", 0600, NULL, &rxe_ib_lost_sls);
 	debugfs_create_file("rxe_ib_qp_fatal", 0200, NULL, NULL,
 			    &rxe_ib_qp_fatal_fops);
+	debugfs_create_file("rxe_ib_rnr", 0200, NULL, NULL, &rxe_ib_rnr_fops);
 }
 
 /**
@@ -1255,6 +1347,7 @@ void rxe_ib_module_init(void)
  */
 void rxe_ib_module_exit(void)
 {
+	debugfs_lookup_and_remove("rxe_ib_rnr", NULL);
 	debugfs_lookup_and_remove("rxe_ib_qp_fatal", NULL);
 	debugfs_lookup_and_remove("rxe_ib_lost_sls", NULL);
 	rdma_link_unregister(&rxe_ib_link_ops);

@@ -234,6 +234,7 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt);
 unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr);
 int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
+bool rxe_ib_rnr_inject(struct rxe_qp *qp);
 union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
 void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
