@@ -26,6 +26,9 @@
 #  2. b becomes RC-only ("rc") while a still holds b's old address with
 #     the UC flag: a's UC request is refused and a falls back to RC; b's
 #     connection to a (UC-capable) is RC; pings and a verified transfer.
+#     With b's address holding the UC flag alone (a peer that advertises
+#     UC only), a's one refused UC request is followed by datagram mode,
+#     never by an RC request.
 #  3. a "rc", b "uc": RC both ways.  b's user space UC peer is refused
 #     (REJ reason 9), and 0x88b6 datagrams reach a's stack, under the
 #     policy rc and in datagram mode.
@@ -232,6 +235,21 @@ else
 	wait_ping "$PEER_IB" 60
 	pings 20 "$PEER_IB" || { log "FAIL: ping to an RC-only peer"; res=1; }
 	expect cm_uc_refused -ge 1
+	# b's address with the UC flag alone: a peer that advertises UC
+	# only (legal under RFC 4755) and refuses it is reached in
+	# datagram mode, with no RC request (review D11)
+	echo datagram >/sys/class/net/ib0/mode
+	echo connected >/sys/class/net/ib0/mode
+	ip link set ib0 mtu 65520
+	u0=$(cm_stat cm_uc_refused)
+	ip neigh replace "$PEER_IB" lladdr "40${old#??}" nud permanent dev ib0 ||
+		{ log "FAIL: ip neigh replace 40${old#??}"; res=1; }
+	wait_ping "$PEER_IB" 60
+	pings 20 "$PEER_IB" || { log "FAIL: ping to a UC-only peer that refused UC"; res=1; }
+	cm_stats uc-only
+	expect cm_uc_refused -eq $((u0 + 1))
+	expect cm_tx_rc_conns -eq 0
+	expect cm_tx_uc_conns -eq 0
 	ip neigh del "$PEER_IB" dev ib0
 	barrier rc-pinged
 fi
