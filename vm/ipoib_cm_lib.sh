@@ -1068,8 +1068,10 @@ ka_rnr() {
 			$t/trace | tail -n 1)
 		echo 0 >$t/events/ib_ipoib/enable
 		[ -n "$txq" ] || { log "FAIL: no probe on an RC connection of ib0 in 5 s"; res=1; }
+		# read before b arms anything (rnr-ready)
 		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
 		r0=$(_ka_counter rcvd_rnr_err)
+		barrier rnr-ready 30
 		barrier rnr-probe 30
 		barrier rnr-probe-done 30
 		barrier rnr-data 30
@@ -1096,6 +1098,7 @@ ka_rnr() {
 			$t/trace | tail -n 1)
 		echo 0 >$t/events/ib_ipoib/enable
 		[ -n "$qpn" ] || { log "FAIL: no probe received on an RC connection in 5 s"; res=1; }
+		barrier rnr-ready 30
 		for round in probe data; do
 			n0=$(_ka_counter send_rnr_err)
 			echo "sib0 $qpn 3" >$KA_RNR ||
