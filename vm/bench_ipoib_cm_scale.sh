@@ -144,11 +144,29 @@ for n in $SIZES; do
 		done
 		c=$(cm_stat cm_tx_rc_conns)
 		log "$n children: a holds $c send-side connections"
+		# what a knows of the children it did not reach
+		if [ "$c" -le "$n" ]; then
+			ip -s neigh show dev ib0 | head -n 20
+			head -n 40 /sys/kernel/debug/ipoib/ib0_path 2>/dev/null
+			dmesg | grep -v 'rdma-ha:' | tail -n 40
+		fi
 		# a child whose broadcast join failed has no carrier: what a
 		# holds is measured and reported (conns), within reason
 		[ "$c" -ge $((n / 2)) ] || fail "only $c connections for $n children"
 	fi
 	barrier "idle-$n" 600
+	if [ "$ROLE" = b ]; then
+		# which children hold a receive-side connection from a
+		i=1 got=0 none=
+		while [ $i -le "$n" ]; do
+			v=$(ethtool -S ib0c$i 2>/dev/null |
+				awk '$1 == "cm_rx_rc_conns:" { print $2 }')
+			if [ "${v:-0}" -gt 0 ]; then got=$((got + 1)); else none="$none $i"; fi
+			i=$((i + 1))
+		done
+		log "$n children: $got hold a connection from a; none:${none:- -}"
+		[ "$got" -lt "$n" ] && dmesg | grep -v 'rdma-ha:' | tail -n 40
+	fi
 	if [ "$ROLE" = a ]; then
 		c=$(($(cm_stat cm_tx_rc_conns) + $(cm_stat cm_rx_rc_conns)))
 		log "$n children: a holds $(cm_stat cm_tx_rc_conns) send-side and" \

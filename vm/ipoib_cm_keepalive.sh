@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=660 kernel=patched,kasan
+# rdma-ha: guests=2 timeout=720 kernel=patched,kasan
 #
 # IPoIB-CM keepalives on RC connections (see ka_scenario in
 # ipoib_cm_lib.sh): idle cost; link cut, re-add of the peer's soft IB
