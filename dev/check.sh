@@ -801,6 +801,22 @@ boot_panic_selftest() (
 	echo "boot panics before init: found only there"
 )
 
+# load_slack_selftest: vm.sh's deadline moves on by the time a guest
+# waited for a CPU: nothing on a host with no more runnable tasks than
+# CPUs, half of the interval at twice as many, and never more than it.
+load_slack_selftest() (
+	local vm=$RDMA_HA_ROOT/vm/qemu/vm.sh got args want
+	for args in "5000 0.5 2:0" "5000 2 2:0" "5000 4 2:2500" \
+		    "5000 11 2:4090" "5000 1000 2:4990" "5000 8 0:0"; do
+		want=${args#*:}
+		# shellcheck disable=SC2086
+		got=$("$vm" --load-slack-ms ${args%:*})
+		[ "$got" = "$want" ] ||
+			{ echo "load_slack_ms ${args%:*}: $got, expected $want"; exit 1; }
+	done
+	echo "deadline slack for host load: 0 up to NPROC, DT x (1 - NPROC / LOAD) above"
+)
+
 # kind_group KIND: when a full check can boot KIND (see the main part):
 # 1 with the patched kernel alone, 2 with Debian's kernel and the DKMS
 # modules too, 3 with the stock kernel, 4 with the patched KASAN kernel.
@@ -1149,6 +1165,7 @@ check_selftests() {
 	run_check check/background-record record_selftest
 	run_check check/boot-panic boot_panic_selftest
 	run_check check/lanes lanes_selftest
+	run_check check/load-slack load_slack_selftest
 	run_check check/interrupt interrupt_selftest
 	run_check check/kasan-lane kasan_selftest
 	run_check check/opt-in opt_in_selftest
