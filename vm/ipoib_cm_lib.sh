@@ -194,6 +194,16 @@ ka_trace_on() {
 	echo 1 >$t/tracing_on
 }
 
+# ka_rc_qpn EVENT: after ka_trace_on, the QP number of the last RC
+# connection of ib0 that the ib_ipoib trace event EVENT names within 5 s
+# (empty if none); the events are off again afterwards.
+ka_rc_qpn() {
+	local t=/sys/kernel/tracing
+	wait_for 5 grep -q "$1: ib0 qpn=0x[0-9a-f]* RC" $t/trace
+	sed -n "s/.*$1: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p" $t/trace | tail -n 1
+	echo 0 >$t/events/ib_ipoib/enable
+}
+
 # KA_TRACE_LINE: the first rule of the awk programs that read the trace:
 # ts (the CLOCK_MONOTONIC stamp), ev (the event, with its colon) and q
 # (the connection: qpn=0x...) of each line.
@@ -998,10 +1008,7 @@ ka_qp_fatal() {
 		pings 5 "$PEER_IB" >/dev/null
 		ka_trace_on
 		# the QP that a's probes go out on: a's send side to b
-		wait_for 5 grep -q 'ipoib_cm_ka_probe: ib0 qpn=' $t/trace
-		qpn=$(sed -n 's/.*ipoib_cm_ka_probe: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
-			$t/trace | tail -n 1)
-		echo 0 >$t/events/ib_ipoib/enable
+		qpn=$(ka_rc_qpn ipoib_cm_ka_probe)
 		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
 		if [ -z "$qpn" ]; then
 			log "FAIL: no probe on an RC connection of ib0 in 5 s"
@@ -1063,10 +1070,7 @@ ka_rnr() {
 	if [ "$ROLE" = a ]; then
 		pings 3 "$PEER_IB" >/dev/null
 		ka_trace_on
-		wait_for 5 grep -q 'ipoib_cm_ka_probe: ib0 qpn=' $t/trace
-		txq=$(sed -n 's/.*ipoib_cm_ka_probe: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
-			$t/trace | tail -n 1)
-		echo 0 >$t/events/ib_ipoib/enable
+		txq=$(ka_rc_qpn ipoib_cm_ka_probe)
 		[ -n "$txq" ] || { log "FAIL: no probe on an RC connection of ib0 in 5 s"; res=1; }
 		# read before b arms anything (rnr-ready)
 		f0=$(cm_stat cm_tx_failed) d0=$(cm_stat cm_ka_tx_dead)
@@ -1093,10 +1097,7 @@ ka_rnr() {
 		ka_trace_on
 		# the QP that receives a's probes: b's receive side of a's
 		# connection
-		wait_for 5 grep -q 'ipoib_cm_ka_probe_received: ib0 qpn=' $t/trace
-		qpn=$(sed -n 's/.*ipoib_cm_ka_probe_received: ib0 qpn=\(0x[0-9a-f]*\) RC.*/\1/p' \
-			$t/trace | tail -n 1)
-		echo 0 >$t/events/ib_ipoib/enable
+		qpn=$(ka_rc_qpn ipoib_cm_ka_probe_received)
 		[ -n "$qpn" ] || { log "FAIL: no probe received on an RC connection in 5 s"; res=1; }
 		barrier rnr-ready 30
 		for round in probe data; do

@@ -1180,6 +1180,47 @@ unlock:
 	return err;
 }
 
+/**
+ * rxe_ib_knob_qp() - the QP that a debugfs knob's "DEVICE QPN [N]" names
+ * @ubuf: what user space wrote
+ * @len: its length
+ * @n: gets N, which must follow QPN; NULL when the knob takes none
+ * @ibdevp: gets the device, with a reference held
+ *
+ * Return: the QP, with a reference held (rxe_put(), then ib_device_put()
+ * of *@ibdevp), or an ERR_PTR: -EINVAL for a malformed line, -ENODEV for
+ * no such soft device, -ENOENT for no such QP.
+ */
+static struct rxe_qp *rxe_ib_knob_qp(const char __user *ubuf, size_t len,
+				     unsigned int *n,
+				     struct ib_device **ibdevp)
+{
+	char buf[IB_DEVICE_NAME_MAX + 32], name[IB_DEVICE_NAME_MAX];
+	struct ib_device *ibdev;
+	struct rxe_qp *qp;
+	int qpn;
+
+	if (len >= sizeof(buf))
+		return ERR_PTR(-EINVAL);
+	if (copy_from_user(buf, ubuf, len))
+		return ERR_PTR(-EFAULT);
+	buf[len] = '\0';
+	if ((n ? sscanf(buf, "%63s %i %u", name, &qpn, n) != 3 :
+		 sscanf(buf, "%63s %i", name, &qpn) != 2) || qpn < 0)
+		return ERR_PTR(-EINVAL);
+
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return ERR_PTR(-ENODEV);
+	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
+	if (!qp) {
+		ib_device_put(ibdev);
+		return ERR_PTR(-ENOENT);
+	}
+	*ibdevp = ibdev;
+	return qp;
+}
+
 /*
  * debugfs rxe_ib_qp_fatal: writing "DEVICE QPN" moves that QP of that soft
  * device (IB or RoCE) to the error state and raises IB_EVENT_QP_FATAL, as
@@ -1190,29 +1231,13 @@ static ssize_t rxe_ib_qp_fatal_write(struct file *file,
 				     const char __user *ubuf, size_t len,
 				     loff_t *ppos)
 {
-	char buf[IB_DEVICE_NAME_MAX + 16], name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 	struct ib_event ev;
 	struct rxe_qp *qp;
-	ssize_t ret;
-	int qpn;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%63s %i", name, &qpn) != 2 || qpn < 0)
-		return -EINVAL;
-
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return -ENODEV;
-	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
-	if (!qp) {
-		ret = -ENOENT;
-		goto out;
-	}
+	qp = rxe_ib_knob_qp(ubuf, len, NULL, &ibdev);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 	rxe_qp_error(qp);
 	if (qp->ibqp.event_handler) {
 		ev.device = ibdev;
@@ -1221,10 +1246,8 @@ static ssize_t rxe_ib_qp_fatal_write(struct file *file,
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
 	rxe_put(qp);
-	ret = len;
-out:
 	ib_device_put(ibdev);
-	return ret;
+	return len;
 }
 
 static const struct file_operations rxe_ib_qp_fatal_fops = {
@@ -1284,28 +1307,13 @@ bool rxe_ib_rnr_inject(struct rxe_qp *qp)
 static ssize_t rxe_ib_rnr_write(struct file *file, const char __user *ubuf,
 				size_t len, loff_t *ppos)
 {
-	char buf[IB_DEVICE_NAME_MAX + 32], name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 	unsigned int count;
 	struct rxe_qp *qp;
-	int qpn;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%63s %i %u", name, &qpn, &count) != 3 || qpn < 0)
-		return -EINVAL;
-
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return -ENODEV;
-	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
-	if (!qp) {
-		ib_device_put(ibdev);
-		return -ENOENT;
-	}
+	qp = rxe_ib_knob_qp(ubuf, len, &count, &ibdev);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 
 	spin_lock_irq(&rxe_ib_rnr.lock);
 	rxe_ib_rnr.dev_index = ibdev->index;
