@@ -22,8 +22,9 @@
 # only 56 of them (57 connections; pings to the others and from them went
 # unanswered, cause not found), and the pings' timeouts took so long that
 # IPoIB's neighbour aging had freed the idle connections before the
-# rounds.  That run came before peer_exchange carried more than 1 KiB;
-# session 23's run with N = 110 reached all children (112 connections).
+# rounds (it ran beside a cold check).  Session 23's run with N = 110,
+# same guest images, nothing else on the host, reached all children
+# (112 connections).
 # N stays at 48 by default, to keep the bench short.  Per round, over IDLE_S s,
 # on a:
 #   - task_cpu_us: the time the keepalive task ran (workqueue trace
