@@ -996,7 +996,7 @@ ka_stale_idle() {
 # afresh (ib0 down and up) with keepalives of 1 s x 3.  About 20 s.
 KA_QP_FATAL=/sys/kernel/debug/rxe_ib_qp_fatal
 ka_qp_fatal() {
-	local t=/sys/kernel/tracing qpn f0 d0 k0 k1 tdown t0
+	local qpn f0 d0 k0 k1 tdown t0
 	barrier qp-fatal
 	if [ "$ROLE" = a ]; then
 		[ -f $KA_QP_FATAL ] || { log "FAIL: no $KA_QP_FATAL"; res=1; }
@@ -1065,7 +1065,7 @@ KA_RNR=/sys/kernel/debug/rxe_ib_rnr
 _ka_counter() { read_attr "/sys/class/infiniband/sib0/ports/1/hw_counters/$1"; echo "${ATTR:-0}"; }
 _ka_rnr_sent() { [ "$(_ka_counter send_rnr_err)" -ge "$1" ]; }
 ka_rnr() {
-	local t=/sys/kernel/tracing qpn txq f0 d0 n0 r0 round
+	local qpn txq f0 d0 n0 r0 round
 	barrier rnr
 	if [ "$ROLE" = a ]; then
 		pings 3 "$PEER_IB" >/dev/null
