@@ -1042,14 +1042,14 @@ run_scenarios() {
 # Debian's and of the stock kernel boot (the DKMS modules and Debian's
 # initramfs, then the stock kernel), at the guests' own priority, so that
 # those runs can start while the lanes are busy; then what no guest needs,
-# the static checks, the round trip and then the series checks, beside
+# the static checks, the round trip and the series checks, beside
 # each other under SCHED_IDLE, which gets a CPU only when no guest wants one.  The
 # background's results are counted when it has ended, in its order.
 BG_READY=$LOGDIR/.ready
 
 # background_work: what runs beside the guests.
 background_work() {
-	local rt=$LOGDIR/.roundtrip.out rt_pid=
+	local rt=$LOGDIR/.roundtrip.out
 	dkms_checks all
 	build_initramfs_debian
 	touch "$BG_READY.debian"
@@ -1062,15 +1062,17 @@ background_work() {
 	touch "$BG_READY.kasan"
 	chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 ||
 		renice -n 19 -p "$BASHPID" >/dev/null
-	: >"$rt"
+	# The round trip and the series checks both need the base recorded
+	# in out/base.git: record it once, then run them side by side, so
+	# that the per-step builds of series/bisect (the longest of them)
+	# take the CPU the guests leave from the start, not after the round
+	# trip.  A failure to record it shows in both checks.
+	bash -c '. "$1/dev/lib.sh"; . "$1/dev/tree-lib.sh"; rh_ensure_base_git' \
+		- "$RDMA_HA_ROOT" >/dev/null 2>"$rt" || true
 	if [ -x "$RDMA_HA_ROOT/dev/check-roundtrip.sh" ]; then
-		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh" >"$rt" 2>&1 &
-		rt_pid=$!
+		run_check series/roundtrip "$RDMA_HA_ROOT/dev/check-roundtrip.sh" >>"$rt" 2>&1 &
 	fi
-	# after the round trip, which records the base in out/base.git that
-	# dev/series.sh needs too (made once, by one of them)
-	{ while kill -0 "${rt_pid:-}" 2>/dev/null; do sleep 5; done
-	  series_checks bisect; } >"$LOGDIR/.series.out" 2>&1 &
+	series_checks bisect >"$LOGDIR/.series.out" 2>&1 &
 	static_checks
 	wait
 	cat "$rt" "$LOGDIR/.series.out"
