@@ -606,6 +606,34 @@ static bool cma_ha_slave_of(struct net_device *ndev, struct net_device *bond)
 	return slave && slave->bond->dev == bond;
 }
 
+/**
+ * cma_ha_ib_slave_out() - Whether bonding took an IPoIB slave out of service
+ * @ldev: a slave of a bond
+ * @sgid: the source GID of an ID
+ *
+ * True when @ldev is the IPoIB interface of @sgid's port and bonding's own
+ * record of its link is not up.  With the ARP monitor (arp_interval) that
+ * record, not the carrier, says whether the slave works: a peer or a
+ * switch behind the link that stopped answering takes the slave out with
+ * its port still ACTIVE.  With the MII monitor it follows the carrier,
+ * which the port's state already says.
+ *
+ * Context: Caller holds the RTNL lock.
+ */
+bool cma_ha_ib_slave_out(struct net_device *ldev, const union ib_gid *sgid)
+{
+	struct slave *slave;
+
+	if (ldev->type != ARPHRD_INFINIBAND ||
+	    ldev->addr_len != INFINIBAND_ALEN ||
+	    memcmp(ldev->dev_addr + 4, sgid, sizeof(*sgid)) ||
+	    !netif_is_bond_slave(ldev))
+		return false;
+	slave = bond_slave_get_rtnl(ldev);
+	return slave && slave->link != BOND_LINK_UP;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_ib_slave_out);
+
 /*
  * Whether @port_ndev, the netdevice of a port of @device, is a slave of
  * @bond that the driver moves to the bond's active slave (device LAG).
@@ -643,12 +671,14 @@ static bool cma_ha_port_follows(struct ib_device *device,
  * the failover is raised: the driver moves it later, from its own work.
  *
  * The path is dead when what carries it cannot: the ID's port is not
- * active, or (RoCE) the port's netdevice is down or has no carrier, or is
- * a slave of @bond other than the active one (roce_gid_mgmt moves the
- * bond's GIDs, the ID's source GID among them, to the active slave's
- * port, so a misaligned RoCE path on a port per slave is always dead);
- * for a port on the bond itself, the new active slave is down or has no
- * carrier. The bond's own carrier says nothing about the ID's path:
+ * active, or (InfiniBand) bonding took the slave on the ID's port out of
+ * service (cma_ha_ib_slave_out(): its ARP monitor found the link dead
+ * with the port up), or (RoCE) the port's netdevice is down or has no
+ * carrier, or is a slave of @bond other than the active one
+ * (roce_gid_mgmt moves the bond's GIDs, the ID's source GID among them,
+ * to the active slave's port, so a misaligned RoCE path on a port per
+ * slave is always dead); for a port on the bond itself, the new active
+ * slave is down or has no carrier. The bond's own carrier says nothing about the ID's path:
  * bonding raises the failover before it sets its carrier, so when a bond
  * recovers from having no active slave, its carrier (and the state of a
  * port on the bond, which follows it) is still off while the new active
@@ -675,6 +705,8 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		return path;
 
 	if (rdma_protocol_ib(device, port)) {
+		struct net_device *ldev;
+		struct list_head *iter;
 		union ib_gid sgid;
 
 		if (cma_ha_port_down(device, port))
@@ -683,6 +715,9 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		if (bond->addr_len == INFINIBAND_ALEN &&
 		    memcmp(bond->dev_addr + 4, &sgid, sizeof(sgid)))
 			path |= CMA_HA_PATH_MISALIGNED;
+		netdev_for_each_lower_dev(bond, ldev, iter)
+			if (cma_ha_ib_slave_out(ldev, &sgid))
+				path |= CMA_HA_PATH_DEAD;
 	} else if (rdma_protocol_roce(device, port)) {
 		port_ndev = ib_device_get_netdev(device, port);
 		if (port_ndev == bond ||

@@ -924,6 +924,42 @@ static void cma_ha_failover_path_test(struct kunit *test)
 			    c->name, path, c->path);
 }
 
+/*
+ * An IPoIB slave that bonding took out of service carries a dead path
+ * although its carrier and its port stay up, as its ARP monitor leaves
+ * them when the peer behind the link stops answering; a slave that is
+ * up, another port's slave and a released one do not.
+ */
+static void cma_ha_ib_slave_out_test(struct kunit *test)
+{
+	struct net_device *bond = cma_ha_fake_bond(test, true, true, NULL);
+	struct net_device *ib0 = cma_ha_fake_slave(test, bond);
+	union ib_gid gid0, gid1;
+	struct slave *slave;
+
+	ib0->type = ARPHRD_INFINIBAND;
+	ib0->addr_len = INFINIBAND_ALEN;
+	dev_addr_set(ib0, cma_ha_gid0);
+	memcpy(&gid0, cma_ha_gid0 + 4, sizeof(gid0));
+	memcpy(&gid1, cma_ha_gid1 + 4, sizeof(gid1));
+
+	rtnl_lock();
+	slave = bond_slave_get_rtnl(ib0);
+	slave->link = BOND_LINK_UP;
+	KUNIT_EXPECT_FALSE(test, cma_ha_ib_slave_out(ib0, &gid0));
+	slave->link = BOND_LINK_DOWN;
+	KUNIT_EXPECT_TRUE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
+			      "link down in bonding's record, carrier up");
+	slave->link = BOND_LINK_FAIL;
+	KUNIT_EXPECT_TRUE(test, cma_ha_ib_slave_out(ib0, &gid0));
+	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid1),
+			       "another port's slave");
+	ib0->flags &= ~IFF_SLAVE;
+	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
+			       "no longer a slave");
+	rtnl_unlock();
+}
+
 static void cma_ha_active_slave_test(struct kunit *test)
 {
 	struct net_device *active = cma_ha_fake_ndev(test, 0, false, true);
@@ -1018,6 +1054,7 @@ static struct kunit_case cma_ha_path_test_cases[] = {
 	KUNIT_CASE(cma_ha_port_down_test),
 	KUNIT_CASE(cma_ha_port_err_path_test),
 	KUNIT_CASE_PARAM(cma_ha_failover_path_test, cma_ha_path_gen_params),
+	KUNIT_CASE(cma_ha_ib_slave_out_test),
 	KUNIT_CASE(cma_ha_active_slave_test),
 	KUNIT_CASE(cma_ha_dev_unrelated_test),
 	KUNIT_CASE(cma_ha_current_state_test),
