@@ -611,14 +611,16 @@ static bool cma_ha_slave_of(struct net_device *ndev, struct net_device *bond)
  * @ldev: a slave of a bond
  * @sgid: the source GID of an ID
  *
- * True when @ldev is the IPoIB interface of @sgid's port and bonding's own
- * record of its link is not up.  With the ARP monitor (arp_interval) that
- * record, not the carrier, says whether the slave works: a peer or a
- * switch behind the link that stopped answering takes the slave out with
- * its port still ACTIVE.  With the MII monitor it follows the carrier,
- * which the port's state already says.
+ * True when @ldev is the IPoIB interface of @sgid's port, running with
+ * carrier, and bonding's ARP monitor (arp_interval) took it out of
+ * service: a peer or a switch behind the link that stopped answering takes
+ * the slave out with its port still ACTIVE.  The MII monitor's record
+ * follows the interface, not the port: an IPoIB interface that is set down
+ * or waits out its updelay leaves the RDMA path on its port working, and
+ * the port's state says whether that path is dead.
  *
  * Context: Caller holds the RTNL lock.
+ * Return: true when the path on @sgid's port is dead for bonding.
  */
 bool cma_ha_ib_slave_out(struct net_device *ldev, const union ib_gid *sgid)
 {
@@ -630,7 +632,9 @@ bool cma_ha_ib_slave_out(struct net_device *ldev, const union ib_gid *sgid)
 	    !netif_is_bond_slave(ldev))
 		return false;
 	slave = bond_slave_get_rtnl(ldev);
-	return slave && slave->link != BOND_LINK_UP;
+	return slave && slave->bond->params.arp_interval &&
+	       netif_running(ldev) && netif_carrier_ok(ldev) &&
+	       slave->link != BOND_LINK_UP;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_ib_slave_out);
 

@@ -925,10 +925,11 @@ static void cma_ha_failover_path_test(struct kunit *test)
 }
 
 /*
- * An IPoIB slave that bonding took out of service carries a dead path
- * although its carrier and its port stay up, as its ARP monitor leaves
- * them when the peer behind the link stops answering; a slave that is
- * up, another port's slave and a released one do not.
+ * An IPoIB slave that bonding's ARP monitor took out of service carries a
+ * dead path although its carrier and its port stay up, as the monitor
+ * leaves them when the peer behind the link stops answering; the MII
+ * monitor's record, a slave that is up, set down or without carrier,
+ * another port's slave and a released one do not.
  */
 static void cma_ha_ib_slave_out_test(struct kunit *test)
 {
@@ -945,15 +946,28 @@ static void cma_ha_ib_slave_out_test(struct kunit *test)
 
 	rtnl_lock();
 	slave = bond_slave_get_rtnl(ib0);
+	slave->link = BOND_LINK_DOWN;
+	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
+			       "MII monitor: its record follows the interface");
+	slave->bond->params.arp_interval = 100;
 	slave->link = BOND_LINK_UP;
 	KUNIT_EXPECT_FALSE(test, cma_ha_ib_slave_out(ib0, &gid0));
 	slave->link = BOND_LINK_DOWN;
 	KUNIT_EXPECT_TRUE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
-			      "link down in bonding's record, carrier up");
+			      "ARP monitor: link down in its record, carrier up");
 	slave->link = BOND_LINK_FAIL;
 	KUNIT_EXPECT_TRUE(test, cma_ha_ib_slave_out(ib0, &gid0));
 	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid1),
 			       "another port's slave");
+	netif_carrier_off(ib0);
+	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
+			       "no carrier: the port's state judges");
+	netif_carrier_on(ib0);
+	clear_bit(__LINK_STATE_START, &ib0->state);
+	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
+			       "set down: the port's state judges");
+	set_bit(__LINK_STATE_START, &ib0->state);
+	KUNIT_EXPECT_TRUE(test, cma_ha_ib_slave_out(ib0, &gid0));
 	ib0->flags &= ~IFF_SLAVE;
 	KUNIT_EXPECT_FALSE_MSG(test, cma_ha_ib_slave_out(ib0, &gid0),
 			       "no longer a slave");
