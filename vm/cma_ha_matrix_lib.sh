@@ -592,14 +592,14 @@ mx_observed() {
 			ev[c] = ev[c] (ev[c] == "" ? "" : ",") n "/" s
 		}
 		if (/ (disconnected|connect_failed) id=/ && $4 == "id=" id[c])
-			ended[c] = 1
+			ended[c] = / reason=superseded/ ? "r" : "n"
 	}
 	END {
 		for (c = 1; c <= ncols; c++)
 			printf "%d %s+%s %s %s %s\n", c,
 				fo[c] == "" ? "-" : fo[c], pe[c] == "" ? "-" : pe[c],
 				ev[c] == "" ? "-" : ev[c],
-				id[c] == "-" ? "-" : ended[c] ? "n" : "y",
+				id[c] == "-" ? "-" : ended[c] ? ended[c] : "y",
 				recon[c] == "" ? "-" : recon[c]
 	}' /tmp/mx-trace /tmp/mx-conns $f
 }
@@ -620,6 +620,16 @@ mx_evidence() {
 # traced at all, finds it closing (none).
 mx_match() {
 	local e g g0=$G_EV
+	# keep=r: the server retired the connection for a new one of its
+	# client (superseded).  A client that had left it before the act
+	# (rejected meanwhile by a bound listener that is not on its port)
+	# and came back in it does that to a connection the CM kept, as the
+	# rules expect; whether the client should have come back is its own
+	# row's (b's keep and recon).
+	if [ "$G_KEEP" = r ]; then
+		G_KEEP=n
+		[ "$ROLE" = a ] && [ "$E_KEEP" = y ] && G_KEEP=y
+	fi
 	[ "$E_KEEP" = "?" ] || [ "$G_KEEP" = "$E_KEEP" ] || return 1
 	[ "$ROLE" = a ] || [ "$G_RECON" = "$E_RECON" ] || return 1
 	# the server: a client that ended its end by itself (its reply
