@@ -566,6 +566,10 @@ mx_observed() {
 	BEGIN { split(ids, id, " ") }
 	FILENAME == "/tmp/mx-trace" {
 		for (c = 1; c <= ncols; c++) {
+			# the act found no connection: a decision is for one the
+			# client made during the act (the rules judge none)
+			if (id[c] == "-")
+				continue
 			sel = role == "b" ? "dst=" peer ":" (base + c) " " : "src=" me ":" (base + c) " "
 			# the ID the act found was connected (or closing, when
 			# the peer or an earlier decision ended it): a decision
