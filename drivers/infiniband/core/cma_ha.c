@@ -261,8 +261,8 @@ static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
  * - fail-fast: as align, but only when the ID's own path is dead, on
  *   failover and on port-down; a healthy path is kept. A listener bound
  *   to the bond is extended as in align.
- * - migrate: on failover or port-down, move a connected ID whose QP has an
- *   armed alternate path; otherwise as align.
+ * - migrate: on failover or port-down, move a connected ID that has an
+ *   alternate path on an ACTIVE port to it; otherwise as align.
  * - report: on failover, on port-down when the path is dead, and on
  *   port-up when the path is alive, tell the consumer the state of the
  *   ID's path (cma_ha_report_status() says whether it changed); tear
@@ -584,9 +584,45 @@ static bool cma_ha_ndev_up(struct net_device *ndev)
 	return netif_running(ndev) && netif_carrier_ok(ndev);
 }
 
+/**
+ * cma_ha_alt_port() - The port an alternate path leaves from
+ * @device: the device of an ID
+ * @path: the alternate path of the ID
+ *
+ * Context: Any context.
+ * Return: the InfiniBand port of @device whose GID table has @path's
+ * source GID, or 0 when none has.
+ */
+u32 cma_ha_alt_port(struct ib_device *device, const struct sa_path_rec *path)
+{
+	const struct ib_gid_attr *attr;
+	u32 port;
+
+	attr = rdma_find_gid(device, &path->sgid, IB_GID_TYPE_IB, NULL);
+	if (IS_ERR(attr))
+		return 0;
+	port = attr->port_num;
+	rdma_put_gid_attr(attr);
+	return rdma_protocol_ib(device, port) ? port : 0;
+}
+
+/*
+ * Whether the connection can move to its alternate path: the ID has one
+ * (the consumer's rdma_set_ib_alt_path(), or the REQ of a passive ID),
+ * which ib_cm loaded into the QP at RTR and armed at RTS
+ * (rdma_init_qp_attr()), and the port it leaves from is ACTIVE. The QP
+ * itself may be the consumer's (user space): the device moves it to the
+ * alternate path when the primary one fails, and the CM tells ib_cm.
+ */
 static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
 {
-	return id_priv->id.qp && id_priv->id.route.num_pri_alt_paths == 2;
+	struct ib_device *device = id_priv->id.device;
+	u32 port = READ_ONCE(id_priv->ha_alt_port);
+
+	return device && port &&
+	       READ_ONCE(id_priv->id.route.num_pri_alt_paths) == 2 &&
+	       rdma_is_port_valid(device, port) &&
+	       !cma_ha_port_down(device, port);
 }
 
 /*

@@ -167,6 +167,7 @@ static void __rxe_apm_migrate(struct rxe_qp *qp)
 	}
 	WRITE_ONCE(qp->attr.path_mig_state, IB_MIG_MIGRATED);
 	qp->apm_err_sent = 0;
+	WRITE_ONCE(qp->apm_migrations, qp->apm_migrations + 1);
 }
 
 /**
@@ -220,6 +221,8 @@ bool rxe_apm_retry_exhausted(struct rxe_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->attr.path_mig_state == IB_MIG_ARMED) {
 		__rxe_apm_migrate(qp);
+		/* the caller gives the new path its own count */
+		qp->comp.apm_migrations = qp->apm_migrations;
 		migrated = true;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -231,6 +234,30 @@ bool rxe_apm_retry_exhausted(struct rxe_qp *qp)
 	return migrated;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_apm_retry_exhausted);
+
+/**
+ * rxe_apm_fresh_retries() - a new path's retry count for a migrated QP
+ * @qp: the QP, RC
+ *
+ * A QP that migrated since its retry count was last set, because the
+ * peer asked for it (MigReq) or the consumer forced it, retries what is
+ * outstanding on its new path with the full count: the retries spent on
+ * the old path say nothing of the new one.  Without this, a request sent
+ * just before the peer moved fails with IB_WC_RETRY_EXC_ERR once the old
+ * path's count runs out, although the new path answers.
+ *
+ * Context: the QP's completer, before it counts a retry.
+ */
+void rxe_apm_fresh_retries(struct rxe_qp *qp)
+{
+	u32 n = READ_ONCE(qp->apm_migrations);
+
+	if (n == qp->comp.apm_migrations)
+		return;
+	qp->comp.apm_migrations = n;
+	qp->comp.retry_cnt = qp->attr.retry_cnt;
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_apm_fresh_retries);
 
 /**
  * rxe_apm_rcv() - apply the migration rules to a received RC or UC packet

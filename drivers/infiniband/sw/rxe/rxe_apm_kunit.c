@@ -177,6 +177,47 @@ static void rxe_apm_test_rcv(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->nev[IB_EVENT_PATH_MIG], 1);
 }
 
+/*
+ * A request outstanding when the peer moved the QP gets the full retry
+ * count on the new path; one the QP's own exhaustion moved gets it from
+ * the completer once, not twice.
+ */
+static void rxe_apm_test_fresh_retries(struct kunit *test)
+{
+	struct rxe_apm_test_ctx *c = rxe_apm_test_qp(test);
+	struct rxe_qp *qp = &c->qp;
+
+	qp->attr.retry_cnt = 3;
+	qp->comp.retry_cnt = 1;
+	rxe_apm_fresh_retries(qp);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_cnt, 1);
+
+	/* the peer's MigReq on the alternate path */
+	KUNIT_EXPECT_EQ(test, rxe_apm_rcv(qp, true, false, true), 0);
+	KUNIT_EXPECT_EQ(test, qp->attr.path_mig_state, IB_MIG_MIGRATED);
+	rxe_apm_fresh_retries(qp);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_cnt, 3);
+	qp->comp.retry_cnt = 0;
+	rxe_apm_fresh_retries(qp);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_cnt, 0);
+
+	/* rearmed, then moved by its own exhausted retries */
+	qp->attr.path_mig_state = IB_MIG_ARMED;
+	KUNIT_EXPECT_TRUE(test, rxe_apm_retry_exhausted(qp));
+	qp->comp.retry_cnt = 2;
+	rxe_apm_fresh_retries(qp);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_cnt, 2);
+
+	/* a forced migration counts as well */
+	qp->attr.path_mig_state = IB_MIG_ARMED;
+	qp->comp.retry_cnt = 0;
+	rxe_apm_modify(qp, &(struct ib_qp_attr){
+			.path_mig_state = IB_MIG_MIGRATED },
+		       IB_QP_PATH_MIG_STATE);
+	rxe_apm_fresh_retries(qp);
+	KUNIT_EXPECT_EQ(test, qp->comp.retry_cnt, 3);
+}
+
 static void rxe_apm_test_modify(struct kunit *test)
 {
 	struct rxe_apm_test_ctx *c = rxe_apm_test_qp(test);
@@ -207,6 +248,7 @@ static struct kunit_case rxe_apm_test_cases[] = {
 	KUNIT_CASE(rxe_apm_test_retry_exhausted),
 	KUNIT_CASE(rxe_apm_test_rcv),
 	KUNIT_CASE(rxe_apm_test_modify),
+	KUNIT_CASE(rxe_apm_test_fresh_retries),
 	{}
 };
 

@@ -90,6 +90,7 @@ static inline int ha_mode_tears_down(unsigned int m)
 #define ENOMEM_LEN		(64u << 10)
 #define PATH_DATA_LEN		72u	/* struct ib_path_rec_data */
 #define PATH_FLAGS_PRIMARY	0x2bu	/* GMP | PRIMARY | BIDIRECTIONAL */
+#define PATH_FLAGS_ALTERNATE	0x2du	/* GMP | ALTERNATE | BIDIRECTIONAL */
 
 #define BUF_LEN			(8u << 20)
 #define KERNEL_PTR		((void *)0xffff888000000000ull)
@@ -636,14 +637,18 @@ static unsigned int expect(const struct tid *t, int level, int optname,
 			return mask | RES_ENOSYS;
 		if (len32 % PATH_DATA_LEN)
 			return mask | RES_EINVAL;
-		for (; len32; len32 -= PATH_DATA_LEN, p += PATH_DATA_LEN) {
+		for (v = 0; len32; len32 -= PATH_DATA_LEN, p += PATH_DATA_LEN) {
 			uint32_t flags;
 
 			memcpy(&flags, p, sizeof(flags));
 			if (flags == PATH_FLAGS_PRIMARY)
 				return mask | RES_OK | RES_EINVAL |
 				       RES_ENODEV | RES_ENOMEM;
+			v |= flags == PATH_FLAGS_ALTERNATE;
 		}
+		/* an alternate path alone: rdma_set_ib_alt_path() */
+		if (v)
+			mask |= RES_OK | RES_EOPNOTSUPP | RES_ENOMEM;
 		return mask | RES_EINVAL;
 	}
 	return mask | RES_ENOSYS;
