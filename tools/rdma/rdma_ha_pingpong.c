@@ -9,6 +9,9 @@
  * outstanding at a time. Everything runs in one thread: the CM event channel
  * and the completion channels are non-blocking and multiplexed with ppoll().
  *
+ * The device's asynchronous events (path migration, QP errors) are logged
+ * as "async event=...".
+ *
  * stdout carries one record per line: "<mono> <role> <what> key=value ...".
  * Diagnostics for people go to stderr.
  */
@@ -89,6 +92,11 @@ struct pp_opts {
 	unsigned int connect_delay_ms;	/* client: pause before rdma_connect */
 	bool reconnect;
 	int ha_mode;			/* -1: leave the kernel default */
+	/* client: the alternate path given to each connection */
+	bool have_alt;
+	union ibv_gid alt_sgid, alt_dgid;
+	uint16_t alt_slid, alt_dlid;
+	int alt_hop_limit;		/* -1: the primary path's */
 };
 
 enum pp_conn_state { PP_RESOLVING, PP_CONNECTING, PP_ESTABLISHED };
@@ -148,6 +156,7 @@ struct pp_app {
 	struct pp_stats s;
 	int exit_code;				/* -1 while running */
 	int sig_fd;				/* SIGINT/SIGTERM */
+	struct ibv_context *async_ctx;		/* whose async events we log */
 };
 
 static const char *const pp_ha_names[] = {
@@ -417,6 +426,11 @@ static int pp_conn_setup_verbs(struct pp_app *app, struct pp_conn *c)
 	};
 	unsigned int first = app->o.server ? 0 : 1, i;
 
+	if (!app->async_ctx) {
+		if (pp_set_nonblock(ctx->async_fd))
+			return pp_fail(app, "fcntl");
+		app->async_ctx = ctx;
+	}
 	c->pd = ibv_alloc_pd(ctx);
 	if (!c->pd)
 		return pp_fail(app, "ibv_alloc_pd");
@@ -665,6 +679,65 @@ static bool pp_event_ends_conn(enum rdma_cm_event_type type)
 	}
 }
 
+/* pp_pack_path: a path record as the SA sends it (IBA 15.2.5.16) */
+static void pp_pack_path(const struct ibv_sa_path_rec *p,
+			 struct ibv_path_record *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->dgid = p->dgid;
+	w->sgid = p->sgid;
+	w->dlid = p->dlid;
+	w->slid = p->slid;
+	w->flowlabel_hoplimit =
+		htobe32((p->raw_traffic ? 1U << 31 : 0) |
+			(be32toh(p->flow_label) & 0xfffff) << 8 |
+			p->hop_limit);
+	w->tclass = p->traffic_class;
+	w->reversible_numpath = (p->reversible ? 0x80 : 0) |
+				(p->numb_path & 0x7f);
+	w->pkey = p->pkey;
+	w->qosclass_sl = htobe16(p->sl & 0xf);
+	w->mtu = (p->mtu_selector & 3) << 6 | (p->mtu & 0x3f);
+	w->rate = (p->rate_selector & 3) << 6 | (p->rate & 0x3f);
+	w->packetlifetime = (p->packet_life_time_selector & 3) << 6 |
+			    (p->packet_life_time & 0x3f);
+	w->preference = p->preference;
+}
+
+/*
+ * Give the resolved route of @c its alternate path (--alt-path): the
+ * primary path with the alternate ends, as one IB_PATH_ALTERNATE record
+ * of RDMA_OPTION_IB_PATH.
+ */
+static int pp_set_alt_path(struct pp_app *app, struct pp_conn *c)
+{
+	struct ibv_path_data pd = {
+		.flags = IBV_PATH_FLAG_GMP | IBV_PATH_FLAG_ALTERNATE |
+			 IBV_PATH_FLAG_BIDIRECTIONAL,
+	};
+	struct ibv_sa_path_rec p;
+	int rc;
+
+	if (!c->id->route.num_paths) {
+		pp_log(app, "alt_path rc=-1 errno=%d id=%u", ENOENT, c->num);
+		return -1;
+	}
+	p = c->id->route.path_rec[0];
+	p.sgid = app->o.alt_sgid;
+	p.dgid = app->o.alt_dgid;
+	p.slid = htobe16(app->o.alt_slid);
+	p.dlid = htobe16(app->o.alt_dlid);
+	if (app->o.alt_hop_limit >= 0)
+		p.hop_limit = app->o.alt_hop_limit;
+	pp_pack_path(&p, &pd.path);
+	rc = rdma_set_option(c->id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH,
+			     &pd, sizeof(pd));
+	pp_log(app, "alt_path rc=%d errno=%d slid=%u dlid=%u hop_limit=%u id=%u",
+	       rc, rc ? errno : 0, app->o.alt_slid, app->o.alt_dlid,
+	       p.hop_limit, c->num);
+	return rc;
+}
+
 static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 			 struct rdma_cm_id *id)
 {
@@ -683,6 +756,10 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		if (pp_conn_setup_verbs(app, c)) {
 			pp_client_setup_failed(app, c, NULL);
+			break;
+		}
+		if (app->o.have_alt && pp_set_alt_path(app, c)) {
+			pp_client_route_failed(app, c, "alt_path");
 			break;
 		}
 		c->state = PP_CONNECTING;
@@ -1158,10 +1235,26 @@ static bool pp_signal(struct pp_app *app)
 	return true;
 }
 
+/* Log the device's asynchronous events (path migration, QP errors). */
+static void pp_drain_async(struct pp_app *app)
+{
+	struct ibv_async_event ev;
+
+	while (!ibv_get_async_event(app->async_ctx, &ev)) {
+		pp_log(app, "async event=%s qpn=%u",
+		       ibv_event_type_str(ev.event_type),
+		       (ev.event_type >= IBV_EVENT_QP_FATAL &&
+			ev.event_type <= IBV_EVENT_PATH_MIG_ERR) ||
+		       ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED ?
+		       ev.element.qp->qp_num : 0);
+		ibv_ack_async_event(&ev);
+	}
+}
+
 static void pp_run(struct pp_app *app)
 {
-	struct pollfd fds[2 + PP_MAX_CONNS];
-	struct pp_conn *owner[2 + PP_MAX_CONNS];
+	struct pollfd fds[3 + PP_MAX_CONNS];
+	struct pp_conn *owner[3 + PP_MAX_CONNS];
 	struct timespec ts;
 	unsigned int i, n;
 	uint64_t now;
@@ -1170,7 +1263,12 @@ static void pp_run(struct pp_app *app)
 	while (app->exit_code < 0) {
 		fds[0] = (struct pollfd){ .fd = app->ch->fd, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = app->sig_fd, .events = POLLIN };
-		for (i = 0, n = 2; i < PP_MAX_CONNS; i++) {
+		n = 2;
+		if (app->async_ctx)
+			fds[n++] = (struct pollfd){
+				.fd = app->async_ctx->async_fd, .events = POLLIN,
+			};
+		for (i = 0; i < PP_MAX_CONNS; i++) {
 			if (!app->conns[i] || !app->conns[i]->cc)
 				continue;
 			owner[n] = app->conns[i];
@@ -1189,7 +1287,10 @@ static void pp_run(struct pp_app *app)
 			break;
 		if (ret > 0 && fds[0].revents)
 			pp_drain_cm(app);
-		for (i = 2; ret > 0 && i < n; i++)
+		i = 2;
+		if (app->async_ctx && ret > 0 && fds[i++].revents)
+			pp_drain_async(app);
+		for (; ret > 0 && i < n; i++)
 			if (fds[i].revents)
 				pp_handle_cq(app, owner[i]);
 		now = now_ns();
@@ -1264,6 +1365,12 @@ static const char pp_usage_text[] =
 	"                         the CM) before ending the connection (default 0)\n"
 	"      --connect-delay-ms MS  client: once the route is resolved, sleep\n"
 	"                         MS (handling no CM event) before rdma_connect()\n"
+	"      --alt-path SGID,SLID,DGID,DLID[,HOP_LIMIT]  client: give each\n"
+	"                         connection this alternate path\n"
+	"                         (RDMA_OPTION_IB_PATH, one IB_PATH_ALTERNATE\n"
+	"                         record: the primary path with these ends, and\n"
+	"                         a GRH with HOP_LIMIT > 0) once its route is\n"
+	"                         resolved\n"
 	"  -q, --quiet            no per-ping output (there is none anyway)\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -1305,7 +1412,39 @@ static int pp_parse_ha_mode(const char *s)
 }
 
 enum { OPT_STALL = 256, OPT_RECONNECT, OPT_HA_MODE, OPT_COUNT, OPT_RETRY,
-       OPT_REPLY_TIMEOUT, OPT_WC_GRACE, OPT_CONNECT_DELAY };
+       OPT_REPLY_TIMEOUT, OPT_WC_GRACE, OPT_CONNECT_DELAY, OPT_ALT_PATH };
+
+/*
+ * --alt-path SGID,SLID,DGID,DLID[,HOP_LIMIT]: GIDs as sysfs prints them; a
+ * hop limit above 0 gives the path a GRH
+ */
+static int pp_parse_alt_path(char *arg, struct pp_opts *o)
+{
+	char *f[5], *save = NULL;
+	unsigned int i, slid, dlid, hop;
+
+	for (i = 0; i < 5; i++) {
+		f[i] = strtok_r(i ? NULL : arg, ",", &save);
+		if (!f[i] && i < 4)
+			return 1;
+	}
+	o->alt_hop_limit = -1;
+	if (f[4]) {
+		if (pp_parse_uint(f[4], 255, &hop))
+			return 1;
+		o->alt_hop_limit = hop;
+	}
+	if (strtok_r(NULL, ",", &save) ||
+	    inet_pton(AF_INET6, f[0], o->alt_sgid.raw) != 1 ||
+	    inet_pton(AF_INET6, f[2], o->alt_dgid.raw) != 1 ||
+	    pp_parse_uint(f[1], 0xbfff, &slid) || !slid ||
+	    pp_parse_uint(f[3], 0xbfff, &dlid) || !dlid)
+		return 1;
+	o->alt_slid = slid;
+	o->alt_dlid = dlid;
+	o->have_alt = true;
+	return 0;
+}
 
 /* Returns -1 to run, else the exit status. */
 static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
@@ -1325,6 +1464,7 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		{ "reply-timeout-ms", required_argument, NULL, OPT_REPLY_TIMEOUT },
 		{ "wc-error-grace-ms", required_argument, NULL, OPT_WC_GRACE },
 		{ "connect-delay-ms", required_argument, NULL, OPT_CONNECT_DELAY },
+		{ "alt-path",	 required_argument, NULL, OPT_ALT_PATH },
 		{ "quiet",	 no_argument,	    NULL, 'q' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ }
@@ -1388,6 +1528,9 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		case OPT_CONNECT_DELAY:
 			bad |= pp_parse_uint(optarg, 60000, &o->connect_delay_ms);
 			break;
+		case OPT_ALT_PATH:
+			bad |= pp_parse_alt_path(optarg, o);
+			break;
 		case 'q':
 			break;
 		case 'h':
@@ -1399,7 +1542,8 @@ static int pp_parse_args(struct pp_opts *o, int argc, char **argv)
 		}
 	}
 	if (bad || optind != argc || o->server == !!o->server_addr ||
-	    (o->server && o->reconnect) || (!o->server && have_count)) {
+	    (o->server && (o->reconnect || o->have_alt)) ||
+	    (!o->server && have_count)) {
 		fprintf(stderr, "rdma_ha_pingpong: invalid arguments\n");
 		pp_usage(stderr);
 		return PP_EXIT_SETUP;
