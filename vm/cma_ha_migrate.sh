@@ -24,10 +24,10 @@
 #    nothing down: no CM event, no WC error, no new connection; its QP
 #    migrates when the retries of the primary path run out (retry count
 #    3), IBV_EVENT_PATH_MIG; the longest gap in the ping traffic stays
-#    within MIGRATE_GAP_MS.  Server: the QP migrates on the first packet
-#    that asks for it (IBV_EVENT_PATH_MIG), the notify ID gets the
-#    stock CM's ADDR_CHANGE (status 0) and nothing that ends it, and
-#    echoes all along.
+#    within MIGRATE_GAP_MS (RDMA-HA-MEASURE cma-migrate-gap-ms).
+#    Server: the QP migrates on the first packet that asks for it
+#    (IBV_EVENT_PATH_MIG), the notify ID gets the stock CM's ADDR_CHANGE
+#    (status 0) and nothing that ends it, and echoes all along.
 #  2 link 0 still cut, the client ends the connection: its DREQ goes out
 #    of port 2 (the CM told ib_cm of the migration), the server gets
 #    DISCONNECTED status 0 within ACT_MAX_MS, and port 2's CM counters
@@ -132,6 +132,7 @@ if [ "$ROLE" = b ]; then
 		'[ "$(count " cm_event .* id=1$")" = 0 ]'
 	gap=$(longest_stall)
 	data "what=migrate_gap_ms value=$gap"
+	echo "RDMA-HA-MEASURE: cma-migrate-gap-ms $gap bound=$MIGRATE_GAP_MS"
 	check "longest gap in the traffic $gap ms, at most $MIGRATE_GAP_MS ms" \
 		'[ "$gap" -le "$MIGRATE_GAP_MS" ]'
 else
