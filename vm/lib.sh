@@ -355,6 +355,28 @@ sib_add() {
 	wait_for 10 test -d "/sys/class/net/$ib" || fail "no $ib for $1"
 }
 
+# sib_two_ports: sib0 as a two-port soft InfiniBand device, as a
+# dual-port HCA (rdma_rxe.sib_ports=2): port 1 on eth0, port 2 on eth1
+# (MTU 4200), both ACTIVE.
+sib_two_ports() {
+	local n p
+	[ -w /sys/module/rdma_rxe/parameters/sib_ports ] ||
+		fail "no sib_ports parameter"
+	echo 2 >/sys/module/rdma_rxe/parameters/sib_ports
+	for n in eth0 eth1; do
+		ip link set $n mtu 4200 up || fail "$n up"
+		wait_carrier $n 1 30
+	done
+	for n in eth0 eth1; do
+		rdma link add sib0 type sib netdev $n ||
+			fail "rdma link add sib0 $n"
+	done
+	for p in 1 2; do
+		wait_for 30 grep -q ACTIVE /sys/class/infiniband/sib0/ports/$p/state ||
+			fail "sib0 port $p not ACTIVE"
+	done
+}
+
 # ib_bond_setup: the IPoIB bond of the seeds' scenario: sib0 on eth0 and
 # sib1 on eth1, their IPoIB interfaces ib0 (active) and ib1 enslaved to an
 # active-backup bond0 (miimon 100; bonding forces fail_over_mac=active for

@@ -34,19 +34,8 @@ OUT=/tmp/apm.out
 # 4 ms jiffies of the guests and with a loaded TCG host: 3 s.
 GAP_MAX_MS=3000
 
-[ -w /sys/module/rdma_rxe/parameters/sib_ports ] ||
-	fail "no sib_ports parameter"
-echo 2 >/sys/module/rdma_rxe/parameters/sib_ports
 nic_setup eth1 "$MY_IP"
-for n in eth0 eth1; do
-	ip link set $n mtu 4200 up || fail "$n up"
-	wait_carrier $n 1 30
-done
-rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0 eth0"
-rdma link add sib0 type sib netdev eth1 || fail "rdma link add sib0 eth1"
-for p in $P1 $P2; do
-	wait_for 30 grep -q ACTIVE $p/state || fail "$p not ACTIVE"
-done
+sib_two_ports
 ibv_devinfo -v -d sib0 | grep -q AUTO_PATH_MIG ||
 	fail "sib0 does not announce AUTO_PATH_MIG"
 
