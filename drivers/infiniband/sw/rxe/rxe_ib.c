@@ -659,6 +659,58 @@ static void rxe_ib_mcast_loop(struct sk_buff *skb, struct rxe_pkt_info *pkt)
  */
 static u16 rxe_ib_lost_sls;
 
+/*
+ * debugfs rxe_ib_lost_naks: writing "DEVICE COUNT" makes that soft IB
+ * device lose on the wire the next COUNT NAKs its responders send for
+ * requests they refuse for good (invalid request, remote access error,
+ * remote operational error), as a lossy link would; "DEVICE 0" disarms
+ * it, and reading it gives the NAKs still to lose.  The responder's QP
+ * goes to the error state as always and drops what the requester
+ * retries, so the requester learns of the refusal when its retries run
+ * out, or from the consumer's teardown of the connection if that comes
+ * first.  For tests: a refusal whose answer comes after the peer's CM.
+ */
+static struct {
+	spinlock_t	lock;	/* the two below */
+	u32		dev_index;
+	unsigned int	count;
+} rxe_ib_lost_naks = {
+	.lock = __SPIN_LOCK_UNLOCKED(rxe_ib_lost_naks.lock),
+};
+
+/**
+ * rxe_ib_nak_lost() - whether debugfs rxe_ib_lost_naks asks to lose @pkt
+ * @pkt: a packet about to be sent
+ *
+ * Takes one of the NAKs asked for if it does.
+ *
+ * Return: true if @pkt is such a NAK and is to be lost
+ */
+static bool rxe_ib_nak_lost(struct rxe_pkt_info *pkt)
+{
+	unsigned long flags;
+	bool hit = false;
+	u8 syn;
+
+	if (likely(!READ_ONCE(rxe_ib_lost_naks.count)) ||
+	    pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE)
+		return false;
+	/* an RNR NAK or a PSN sequence error NAK is retried: not these */
+	syn = aeth_syn(pkt);
+	if ((syn & AETH_TYPE_MASK) != AETH_NAK ||
+	    syn == AETH_NAK_PSN_SEQ_ERROR)
+		return false;
+
+	spin_lock_irqsave(&rxe_ib_lost_naks.lock, flags);
+	if (rxe_ib_lost_naks.count &&
+	    rxe_ib_lost_naks.dev_index == pkt->rxe->ib_dev.index) {
+		WRITE_ONCE(rxe_ib_lost_naks.count, rxe_ib_lost_naks.count - 1);
+		hit = true;
+	}
+	spin_unlock_irqrestore(&rxe_ib_lost_naks.lock, flags);
+	return hit;
+}
+
 /**
  * rxe_ib_send() - send a packet prepared by rxe_ib_prepare() on the wire
  * @skb: the packet; consumed
@@ -679,7 +731,8 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	u8 dmac[ETH_ALEN];
 
 	/* sent, and lost on the wire */
-	if (unlikely(READ_ONCE(rxe_ib_lost_sls) & BIT(rxe_ib_lrh_sl(lrh)))) {
+	if (unlikely(READ_ONCE(rxe_ib_lost_sls) & BIT(rxe_ib_lrh_sl(lrh))) ||
+	    unlikely(rxe_ib_nak_lost(pkt))) {
 		rxe_ib_count(ib, dlid, len, true);
 		kfree_skb(skb);
 		return 0;
@@ -1332,6 +1385,51 @@ static const struct file_operations rxe_ib_rnr_fops = {
 	.write = rxe_ib_rnr_write,
 };
 
+static ssize_t rxe_ib_lost_naks_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	char buf[IB_DEVICE_NAME_MAX + 16], name[IB_DEVICE_NAME_MAX];
+	struct ib_device *ibdev;
+	unsigned int count;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%63s %u", name, &count) != 2)
+		return -EINVAL;
+
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return -ENODEV;
+	spin_lock_irq(&rxe_ib_lost_naks.lock);
+	rxe_ib_lost_naks.dev_index = ibdev->index;
+	WRITE_ONCE(rxe_ib_lost_naks.count, count);
+	spin_unlock_irq(&rxe_ib_lost_naks.lock);
+	ib_device_put(ibdev);
+	return len;
+}
+
+static ssize_t rxe_ib_lost_naks_read(struct file *file, char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	char buf[16];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%u\n",
+		      READ_ONCE(rxe_ib_lost_naks.count));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations rxe_ib_lost_naks_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rxe_ib_lost_naks_read,
+	.write = rxe_ib_lost_naks_write,
+};
+
 static struct rdma_link_ops rxe_ib_link_ops = {
 	.type = "sib",
 	.newlink = rxe_ib_newlink,
@@ -1348,6 +1446,8 @@ void rxe_ib_module_init(void)
 	debugfs_create_file("rxe_ib_qp_fatal", 0200, NULL, NULL,
 			    &rxe_ib_qp_fatal_fops);
 	debugfs_create_file("rxe_ib_rnr", 0200, NULL, NULL, &rxe_ib_rnr_fops);
+	debugfs_create_file("rxe_ib_lost_naks", 0600, NULL, NULL,
+			    &rxe_ib_lost_naks_fops);
 }
 
 /**
@@ -1355,6 +1455,7 @@ void rxe_ib_module_init(void)
  */
 void rxe_ib_module_exit(void)
 {
+	debugfs_lookup_and_remove("rxe_ib_lost_naks", NULL);
 	debugfs_lookup_and_remove("rxe_ib_rnr", NULL);
 	debugfs_lookup_and_remove("rxe_ib_qp_fatal", NULL);
 	debugfs_lookup_and_remove("rxe_ib_lost_sls", NULL);
