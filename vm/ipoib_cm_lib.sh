@@ -699,6 +699,98 @@ ka_foreign_peer() {
 	return 0
 }
 
+# ka_foreign_close_first: the foreign peer of ka_foreign_peer (b with
+# debugfs ipoib_cm_foreign_rx) closes a's new RC connection before the
+# NAK of a's RDMA WRITE gets back: b's soft IB device loses that NAK
+# (debugfs rxe_ib_lost_naks), its QP goes to the error state all the
+# same, and b's IPoIB tears the connection down (a REJ before the RTU, a
+# DREQ after it), which a's CM handles while the write is outstanding;
+# the write then completes flushed (status 5), not refused.  The first
+# ping, which waited for that connection, must go out on the next one
+# (where the write is refused, as in ka_foreign_peer: a records one
+# refusal, and no third write is tried), not be freed with the first connection's neighbour.  An
+# attempt counts when the first write completed flushed; one whose write
+# ran out of retries first (status 12: b's teardown came after 8 ACK
+# timeouts) is made again, at most 3 times.  A lost ping fails in any
+# attempt.  About 10 s.
+ka_foreign_close_first() {
+	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx
+	local naks=/sys/kernel/debug/rxe_ib_lost_naks i v=again
+	if [ "$ROLE" = b ]; then
+		[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
+		[ -f $naks ] || { log "FAIL: no $naks"; res=1; return; }
+		echo Y >$knob
+	fi
+	for i in 1 2 3; do
+		[ "$ROLE" = b ] && echo "sib0 1" >$naks
+		barrier close-first-$i
+		if [ "$ROLE" = a ]; then
+			v=$(_ka_close_first_try)
+			log "close-first attempt $i: $v"
+		fi
+		peer_exchange close-first-$i "$v"
+		if [ "$ROLE" = b ]; then
+			v=$PEER_DATA
+			log "close-first attempt $i: NAKs still to lose: $(cat $naks)"
+		fi
+		case "$v" in ok*|FAIL*) break ;; esac
+	done
+	case "$v" in
+	ok*) ;;
+	FAIL*) [ "$ROLE" = a ] && res=1 ;;
+	*) [ "$ROLE" = a ] &&
+		{ log "FAIL: the peer's teardown never came before the write's retries ran out"; res=1; } ;;
+	esac
+	if [ "$ROLE" = b ]; then
+		echo "sib0 0" >$naks
+		echo N >$knob
+	fi
+	barrier close-first-done
+	return 0
+}
+
+# _ka_close_first_try: one attempt of ka_foreign_close_first on a;
+# prints "ok: ...", "FAIL: ..." or "again: ..." (the attempt does not
+# count).
+_ka_close_first_try() {
+	local t=/sys/kernel/tracing w0 t0 st
+	ip link set ib0 down
+	ip link set ib0 up
+	w0=$(cm_stat cm_ka_write_refused)
+	ka_trace_on
+	wait_carrier ib0 1 30
+	t0=$(now)
+	if ! ping -c 1 -W 10 "$PEER_IB" >/dev/null; then
+		echo "FAIL: the first ping to the peer was lost"
+		grep ipoib_cm_ka_write_checked: $t/trace >&2
+		dmesg | tail -20 >&2
+		return
+	fi
+	t0=$(rel "$t0" "$(now)")
+	# the statuses of the write checks, in order
+	st=$(awk "$KA_TRACE_LINE"'
+		ev == "ipoib_cm_ka_write_checked:" && match($0, /status=[0-9]+/) {
+			printf "%s ", substr($0, RSTART + 7, RLENGTH - 7)
+		}' $t/trace)
+	set -- $st
+	case "${1:-}" in
+	5)	case "${2:-}" in
+		9|10|11) ;;	# remote invalid request, access, operational error
+		*)	echo "FAIL: first write flushed, then write statuses '$st', expected a refusal (9-11) next"
+			return ;;
+		esac
+		if [ "$#" -ne 2 ]; then
+			echo "FAIL: write statuses '$st', expected two write checks"
+		elif [ "$(cm_stat cm_ka_write_refused)" -ne $((w0 + 1)) ]; then
+			echo "FAIL: cm_ka_write_refused $(cm_stat cm_ka_write_refused), expected $((w0 + 1))"
+		else
+			echo "ok: first write flushed by the peer's teardown, the next one refused; first ping answered after $t0 s"
+		fi ;;
+	12)	echo "again: the first write ran out of retries before the peer's teardown (write statuses $st)" ;;
+	*)	echo "FAIL: write statuses '$st', expected 5 (flushed) first" ;;
+	esac
+}
+
 # ka_write_check_cm: the RDMA WRITE that a new RC connection to a peer
 # without the keepalive capability tries first (b with debugfs
 # ipoib_cm_foreign_rx) does not hold up the CM of the host while it is
