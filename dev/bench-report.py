@@ -11,7 +11,7 @@ A key the guest prints itself wins over dev/bench.sh's: the IPoIB benches
 on Debian's kernel with its own ib_ipoib say kernel=stock.
 
 Samples are grouped by bench, kernel and every key that is not a metric
-(metrics: *_ms, *_us, *_per_min, events, round).  For each group and metric
+(metrics: *_ms, *_us, *_per_min, *_mbps, *_count, events, round).  For each group and metric
 it prints n, median, p90, p99 and max, then the patched/stock ratio of the
 medians for groups that exist on both kernels.  For every bench with a
 numeric parameter (ids, ...) it writes OUTDIR/<bench>.svg: median and p90
@@ -23,7 +23,7 @@ import math
 import sys
 from collections import defaultdict
 
-METRIC_SUFFIXES = ('_ms', '_us', '_per_min', '_mbps')
+METRIC_SUFFIXES = ('_ms', '_us', '_per_min', '_mbps', '_count')
 NON_KEYS = {'round', 'events', 'kernel', 'variant', 'bench'}
 
 

@@ -16,14 +16,20 @@
 #  - throughput: REPEAT TCP transfers of SIZE MiB from a to b (busybox
 #    nc) per round, kernel and transport; patched/stock per round (the
 #    medians of its transfers) and the UC/RC ratio of the medians hold
-#    under TCG;
+#    under TCG; with each transfer, what a's soft device counted
+#    meanwhile: send QPs that ran out of retries (retry_exceeded_err:
+#    a connection lost, which IPoIB makes again) and retransmissions
+#    (completer_retry_err).  The soft link loses packets in bursts, where
+#    an InfiniBand link's credits would hold them; the stock driver's
+#    connections have no retries (IPoIB-CM's REQ asks for none), so each
+#    lost packet costs it a connection;
 #  - keepalive cost of an idle connection (one each way) over IDLE_S
 #    seconds, in the first round: probes and replies ipoib counts, and
 #    the IB packets on the wire (the soft device's port counters, both
 #    directions, divided by the two connections).
 #
 #	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T round=R xfer_ms=X
-#		tput_mib_per_min=M
+#		tput_mib_per_min=M qp_retry_exceeded_count=F qp_retries_count=N
 #	RDMA-HA-BENCH: bench=ipoib_cm kernel=K transport=T ka_probes_per_min=P
 #		ka_replies_per_min=R ka_wire_pkts_per_min=W
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +51,7 @@ wait_ping "$PEER_IB" 60
 
 # throughput T: REPEAT timed transfers a -> b.
 throughput() {
-	local i t0 t1 port
+	local i t0 t1 port f0 f1 r0 r1
 	for i in $(seq "$REPEAT"); do
 		port=$((9800 + i))
 		if [ "$ROLE" = b ]; then
@@ -55,18 +61,22 @@ throughput() {
 		else
 			barrier "tp-$round-$kernel-$1-$i"
 			sleep 0.3
+			f0=$(hw retry_exceeded_err) r0=$(hw completer_retry_err)
 			t0=$(now)
 			timeout 300 nc "$PEER_IB" $port </tmp/blob
 			t1=$(now)
+			f1=$(hw retry_exceeded_err) r1=$(hw completer_retry_err)
 			echo "RDMA-HA-BENCH: bench=ipoib_cm kernel=$kernel" \
 			     "transport=$1 round=$round $(awk -v a="$t0" -v b="$t1" -v s="$SIZE" 'BEGIN {
 				printf "xfer_ms=%.0f tput_mib_per_min=%.1f",
-					(b - a) * 1000, s * 60 / (b - a) }')"
+					(b - a) * 1000, s * 60 / (b - a) }')" \
+			     "qp_retry_exceeded_count=$((f1 - f0))" \
+			     "qp_retries_count=$((r1 - r0))"
 		fi
 	done
 }
 
-hw() { cat "/sys/class/infiniband/sib0/ports/1/hw_counters/$1" 2>/dev/null || echo 0; }
+hw() { cat "/sys/class/infiniband/sib0/ports/1/hw_counters/$1" || fail "no counter $1 on sib0"; }
 
 # idle_cost T: IDLE_S seconds without traffic, one connection each way.
 idle_cost() {
