@@ -719,6 +719,15 @@ ka_foreign_close_first() {
 	if [ "$ROLE" = b ]; then
 		[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
 		[ -f $naks ] || { log "FAIL: no $naks"; res=1; return; }
+		# bad lines get an errno and arm nothing
+		for i in "nosuch 1" "sib0" "sib0 x" "sib0 -1"; do
+			if echo "$i" 2>/dev/null >$naks; then
+				log "FAIL: $naks took '$i'"
+				res=1
+			fi
+		done
+		[ "$(cat $naks)" = 0 ] ||
+			{ log "FAIL: $naks armed by a bad line: $(cat $naks)"; res=1; }
 		echo Y >$knob
 	fi
 	for i in 1 2 3; do

@@ -3,7 +3,8 @@
 # rdma-ha: guests=1 timeout=120
 #
 # Smoke test of the test machine: rxe on eth0 with a local address, rping
-# client and server in the same guest over it.  Passes when rping does.
+# client and server in the same guest over it.  Passes when rping does,
+# and the soft IB knob rxe_ib_lost_naks refuses this RoCE device.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma rping ibv_devinfo
@@ -27,4 +28,15 @@ sed 's/^/server: /' /tmp/rping-server.log | tail -n 5
 n=$(grep -c 'ping data' /tmp/rping-client.log)
 [ "$n" -ge 10 ] || fail "rping client printed $n of 10 pings"
 log "rping: $n pings, client and server exited 0"
+# the soft IB knob that loses NAKs refuses a RoCE device: its packets do
+# not go through the soft IB port's send path
+naks=/sys/kernel/debug/rxe_ib_lost_naks
+[ -f $naks ] || fail "no $naks"
+if echo "rxe0 1" 2>/tmp/naks.err >$naks; then
+	fail "$naks took RoCE device rxe0"
+fi
+grep -q 'not supported' /tmp/naks.err ||
+	fail "$naks on rxe0: $(cat /tmp/naks.err), expected EOPNOTSUPP"
+[ "$(cat $naks)" = 0 ] || fail "$naks armed for rxe0"
+log "rxe_ib_lost_naks refuses RoCE device rxe0: $(cat /tmp/naks.err)"
 exit 0

@@ -664,7 +664,8 @@ static u16 rxe_ib_lost_sls;
  * device lose on the wire the next COUNT NAKs its responders send for
  * requests they refuse for good (invalid request, remote access error,
  * remote operational error), as a lossy link would; "DEVICE 0" disarms
- * it, and reading it gives the NAKs still to lose.  The responder's QP
+ * it, and reading it gives the NAKs still to lose (one device at a time;
+ * a RoCE device gets -EOPNOTSUPP).  The responder's QP
  * goes to the error state as always and drops what the requester
  * retries, so the requester learns of the refusal when its retries run
  * out, or from the consumer's teardown of the connection if that comes
@@ -1404,6 +1405,11 @@ static ssize_t rxe_ib_lost_naks_write(struct file *file,
 	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
 	if (!ibdev)
 		return -ENODEV;
+	/* a RoCE device does not send through rxe_ib_send() */
+	if (!rdma_protocol_ib(ibdev, 1)) {
+		ib_device_put(ibdev);
+		return -EOPNOTSUPP;
+	}
 	spin_lock_irq(&rxe_ib_lost_naks.lock);
 	rxe_ib_lost_naks.dev_index = ibdev->index;
 	WRITE_ONCE(rxe_ib_lost_naks.count, count);
