@@ -708,11 +708,12 @@ ka_foreign_peer() {
 # the write then completes flushed (status 5), not refused.  The first
 # ping, which waited for that connection, must go out on the next one
 # (where the write is refused, as in ka_foreign_peer: a records one
-# refusal, and no third write is tried), not be freed with the first connection's neighbour.  An
-# attempt counts when the first write completed flushed; one whose write
-# ran out of retries first (status 12: b's teardown came after 8 ACK
-# timeouts) is made again, at most 3 times.  A lost ping fails in any
-# attempt.  About 10 s.
+# refusal, and no third write is tried), not be freed with the first
+# connection's neighbour.  An attempt counts when the first write
+# completed flushed; one whose write ran out of retries first (status
+# 12: b's teardown came after 8 ACK timeouts) is made again, at most 3
+# times.  A lost ping fails in any attempt.  b first checks that bad
+# lines written to the knob are refused and arm nothing.  About 10 s.
 ka_foreign_close_first() {
 	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx
 	local naks=/sys/kernel/debug/rxe_ib_lost_naks i v=again
