@@ -4,7 +4,8 @@
 #
 # Smoke test of the test machine: rxe on eth0 with a local address, rping
 # client and server in the same guest over it.  Passes when rping does,
-# and the soft IB knob rxe_ib_lost_naks refuses this RoCE device.
+# the soft IB knob rxe_ib_lost_naks refuses this RoCE device, and
+# rxe_ib_rnr refuses bad lines.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma rping ibv_devinfo
@@ -39,4 +40,16 @@ grep -q 'not supported' /tmp/naks.err ||
 	fail "$naks on rxe0: $(cat /tmp/naks.err), expected EOPNOTSUPP"
 [ "$(cat $naks)" = 0 ] || fail "$naks armed for rxe0"
 log "rxe_ib_lost_naks refuses RoCE device rxe0: $(cat /tmp/naks.err)"
+# the knobs that name a QP refuse bad lines with their own errnos
+rnr=/sys/kernel/debug/rxe_ib_rnr
+for l in "nosuch 1 1:No such device" "rxe0:Invalid argument" \
+	 "rxe0 1:Invalid argument" "rxe0 x 1:Invalid argument" \
+	 "rxe0 -1 1:Invalid argument" "rxe0 65535 1:No such file"; do
+	if echo "${l%%:*}" 2>/tmp/rnr.err >$rnr; then
+		fail "$rnr took '${l%%:*}'"
+	fi
+	grep -q "${l#*:}" /tmp/rnr.err ||
+		fail "$rnr on '${l%%:*}': $(cat /tmp/rnr.err), expected ${l#*:}"
+done
+log "rxe_ib_rnr refuses bad lines"
 exit 0

@@ -1235,6 +1235,40 @@ unlock:
 }
 
 /**
+ * rxe_ib_knob_dev() - the soft device that a debugfs knob's line names first
+ * @ubuf: what user space wrote
+ * @len: its length
+ * @buf: gets the line, NUL-terminated
+ * @size: the size of @buf
+ * @rest: gets what follows the device's name in @buf
+ *
+ * Return: the device, with a reference held (ib_device_put()), or an
+ * ERR_PTR: -EINVAL for a line too long or without a name, -EFAULT, or
+ * -ENODEV for no such soft device.
+ */
+static struct ib_device *rxe_ib_knob_dev(const char __user *ubuf, size_t len,
+					 char *buf, size_t size, char **rest)
+{
+	char name[IB_DEVICE_NAME_MAX];
+	struct ib_device *ibdev;
+	int n;
+
+	if (len >= size)
+		return ERR_PTR(-EINVAL);
+	if (copy_from_user(buf, ubuf, len))
+		return ERR_PTR(-EFAULT);
+	buf[len] = '\0';
+	if (sscanf(buf, "%63s%n", name, &n) != 1)
+		return ERR_PTR(-EINVAL);
+
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return ERR_PTR(-ENODEV);
+	*rest = buf + n;
+	return ibdev;
+}
+
+/**
  * rxe_ib_knob_qp() - the QP that a debugfs knob's "DEVICE QPN [N]" names
  * @ubuf: what user space wrote
  * @len: its length
@@ -1249,23 +1283,19 @@ static struct rxe_qp *rxe_ib_knob_qp(const char __user *ubuf, size_t len,
 				     unsigned int *n,
 				     struct ib_device **ibdevp)
 {
-	char buf[IB_DEVICE_NAME_MAX + 32], name[IB_DEVICE_NAME_MAX];
+	char buf[IB_DEVICE_NAME_MAX + 32], *rest;
 	struct ib_device *ibdev;
 	struct rxe_qp *qp;
 	int qpn;
 
-	if (len >= sizeof(buf))
+	ibdev = rxe_ib_knob_dev(ubuf, len, buf, sizeof(buf), &rest);
+	if (IS_ERR(ibdev))
+		return ERR_CAST(ibdev);
+	if ((n ? sscanf(rest, "%i %u", &qpn, n) != 2 :
+		 kstrtoint(skip_spaces(rest), 0, &qpn)) || qpn < 0) {
+		ib_device_put(ibdev);
 		return ERR_PTR(-EINVAL);
-	if (copy_from_user(buf, ubuf, len))
-		return ERR_PTR(-EFAULT);
-	buf[len] = '\0';
-	if ((n ? sscanf(buf, "%63s %i %u", name, &qpn, n) != 3 :
-		 sscanf(buf, "%63s %i", name, &qpn) != 2) || qpn < 0)
-		return ERR_PTR(-EINVAL);
-
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return ERR_PTR(-ENODEV);
+	}
 	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
 	if (!qp) {
 		ib_device_put(ibdev);
@@ -1390,21 +1420,17 @@ static ssize_t rxe_ib_lost_naks_write(struct file *file,
 				      const char __user *ubuf, size_t len,
 				      loff_t *ppos)
 {
-	char buf[IB_DEVICE_NAME_MAX + 16], name[IB_DEVICE_NAME_MAX];
+	char buf[IB_DEVICE_NAME_MAX + 16], *rest;
 	struct ib_device *ibdev;
 	unsigned int count;
 
-	if (len >= sizeof(buf))
+	ibdev = rxe_ib_knob_dev(ubuf, len, buf, sizeof(buf), &rest);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+	if (kstrtouint(skip_spaces(rest), 10, &count)) {
+		ib_device_put(ibdev);
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%63s %u", name, &count) != 2)
-		return -EINVAL;
-
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return -ENODEV;
+	}
 	/* a RoCE device does not send through rxe_ib_send() */
 	if (!rdma_protocol_ib(ibdev, 1)) {
 		ib_device_put(ibdev);
