@@ -11,7 +11,8 @@ A key the guest prints itself wins over dev/bench.sh's: the IPoIB benches
 on Debian's kernel with its own ib_ipoib say kernel=stock.
 
 Samples are grouped by bench, kernel and every key that is not a metric
-(metrics: *_ms, *_us, *_per_min, *_mbps, *_count, events, round).  For each group and metric
+(metrics: *_ms, *_us, *_per_min, *_mbps, *_count, *_iops; events and
+round are not keys either).  For each group and metric
 it prints n, median, p90, p99 and max, then the patched/stock ratio of the
 medians for groups that exist on both kernels.  For every bench with a
 numeric parameter (ids, ...) it writes OUTDIR/<bench>.svg: median and p90
@@ -23,7 +24,7 @@ import math
 import sys
 from collections import defaultdict
 
-METRIC_SUFFIXES = ('_ms', '_us', '_per_min', '_mbps', '_count')
+METRIC_SUFFIXES = ('_ms', '_us', '_per_min', '_mbps', '_count', '_iops')
 NON_KEYS = {'round', 'events', 'kernel', 'variant', 'bench'}
 
 
@@ -342,11 +343,66 @@ def report_datapath(bench, rows, outdir):
                fmt(pct(rr, 90)), fmt(rr[-1] if rr else float('nan'))))
 
 
+def report_nvme_failover(bench, rows, outdir):
+    """Each patched mode against the stock kernel, per event and metric:
+    the ratio of the medians with its bootstrap interval (the stock kernel
+    has no mode: its groups say mode=stock, so the generic report cannot
+    pair them); then the I/O rate across a cut over time, the median of
+    the rounds per 250 ms bin, one line per kernel and mode."""
+    vals = defaultdict(list)
+    for r in rows:
+        if r['bench'] != bench:
+            continue
+        for k, v in r.items():
+            if is_metric(k):
+                try:
+                    vals[(r['topo'], r['event'], r['kernel'], r['mode'],
+                          k)].append(float(v))
+                except ValueError:
+                    pass
+    print()
+    print('%s: each patched mode / the stock kernel, per event (ratio of '
+          'the medians, 95%% interval, P(patched < stock))' % bench)
+    print('  %-5s %-9s %-10s %-22s %9s %9s %6s  %-16s %5s' %
+          ('topo', 'event', 'mode', 'metric', 'stock', 'patched', 'ratio',
+           'interval', 'P'))
+    for (topo, event, kernel, mode, metric), pv in sorted(vals.items()):
+        if kernel != 'patched':
+            continue
+        sv = [v for (t, e, k, _, m), v2 in vals.items() for v in v2
+              if (t, e, k, m) == (topo, event, 'stock', metric)]
+        if not sv:
+            continue
+        ms, mp = pct(sorted(sv), 50), pct(sorted(pv), 50)
+        lo, hi = ratio_interval(pv, sv)
+        print('  %-5s %-9s %-10s %-22s %9s %9s %6s  [%s, %s] %5.2f' %
+              (topo, event, mode, metric, fmt(ms), fmt(mp),
+               fmt(mp / ms if ms else float('nan')), fmt(lo), fmt(hi),
+               superiority(pv, sv)))
+    bins = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r['bench'] != bench + '_timeline' or 'series' not in r:
+            continue
+        name = r['mode'] if r['kernel'] == 'patched' else r['kernel']
+        for cell in r['series'].split(','):
+            t, v = cell.split(':')
+            bins[name][int(t)].append(float(v))
+    if not bins:
+        return
+    series = {name: [(t, pct(sorted(v), 50)) for t, v in sorted(b.items())]
+              for name, b in bins.items()}
+    path = '%s/%s.svg' % (outdir, bench)
+    lines_svg('%s: I/O completions per second across a cut (median of '
+              'the rounds)' % bench, 'ms from the cut', 'IOPS', series, path)
+    print('picture: %s' % path)
+
+
 # benches whose picture the generic code must not draw
-OWN_PICTURES = {'failover_resume'}
+OWN_PICTURES = {'failover_resume', 'nvme_failover'}
 BENCH_REPORTS = {
     'failover_resume': report_failover_resume,
     'datapath': report_datapath,
+    'nvme_failover': report_nvme_failover,
 }
 
 

@@ -17,11 +17,13 @@
 # rebuilt either).
 #
 # A benchmark's header line says what it needs:
-#	# rdma-ha-bench: guests=N timeout=SEC kernel=stock,patched [mem=MIB] [tsc=host]
+#	# rdma-ha-bench: guests=N timeout=SEC kernel=stock,patched [mem=MIB] [tsc=host] [initrd=nvme]
 # tsc=host gives the guests the host's TSC frequency (tsc_early_khz=, from
 # /proc/cpuinfo; TCG's guest TSC is the host's) and the TSC as clocksource:
 # without it they calibrate nothing, run on jiffies (4 ms steps) and
 # programs that time with cycles, such as perftest, divide by zero.
+# initrd=nvme boots the initramfs with nvme-cli and fio (NVME_TOOLS=1,
+# out/initramfs-nvme.cpio), as the check's scenarios that ask for it.
 # Host variables RDMA_HA_BENCH_KEY=VALUE (commas for lists: "1,16,128") reach
 # the guests' scenarios as the same variables (lists stay comma-separated;
 # the scripts accept commas or spaces), so runs can be kept short while
@@ -50,6 +52,12 @@ sel=$RDMA_HA_ROOT/vm
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
+# meta BENCH KEY: KEY= of BENCH's header line.
+meta() {
+	sed -n 's/^# rdma-ha-bench:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
+		sed -n "s/^$2=//p" | head -n1
+}
+
 if [ $build = 1 ]; then
 	"$RDMA_HA_ROOT/dev/check.sh" --setup-only
 	for t in patched stock; do
@@ -57,6 +65,13 @@ if [ $build = 1 ]; then
 	done
 	make -s -C "$RDMA_HA_ROOT/tools/rdma" O="$OUT/tools"
 	"$sel/qemu/build-initramfs.sh" "$OUT/initramfs.cpio"
+	for s in "$sel"/bench_*.sh; do
+		name=$(basename "$s" .sh)
+		[ -z "$only" ] || [ "$only" = "$name" ] || continue
+		[ "$(meta "$s" initrd)" = nvme ] || continue
+		NVME_TOOLS=1 "$sel/qemu/build-initramfs.sh" "$OUT/initramfs-nvme.cpio"
+		break
+	done
 fi
 
 # The RDMA_HA_BENCH_* knobs, as kernel command line arguments for init.sh.
@@ -78,11 +93,6 @@ tsc_append() {
 	echo "tsc_early_khz=$khz tsc=reliable"
 }
 
-meta() {
-	sed -n 's/^# rdma-ha-bench:\(.*\)/\1/p' "$1" | tr ' ' '\n' |
-		sed -n "s/^$2=//p" | head -n1
-}
-
 # Debian's kernel, for the benchmarks that list it.
 for s in "$sel"/bench_*.sh; do
 	[ $build = 1 ] || break
@@ -95,7 +105,7 @@ for s in "$sel"/bench_*.sh; do
 	break
 done
 
-# kernel KIND / initrd KIND: what a guest of kernel KIND boots.
+# kernel KIND / initrd KIND [BENCH]: what a guest of kernel KIND boots.
 kernel() {
 	case $1 in
 	debian) echo "$DEB_VMLINUZ" ;;
@@ -105,7 +115,11 @@ kernel() {
 initrd() {
 	case $1 in
 	debian) echo "$OUT/initramfs-debian.cpio" ;;
-	*) echo "$OUT/initramfs.cpio" ;;
+	*)	if [ -n "${2:-}" ] && [ "$(meta "$2" initrd)" = nvme ]; then
+			echo "$OUT/initramfs-nvme.cpio"
+		else
+			echo "$OUT/initramfs.cpio"
+		fi ;;
 	esac
 }
 
@@ -119,7 +133,7 @@ for s in "$sel"/bench_*.sh; do
 		log "$name on $k ($variant)"
 		out=$dir/$name-$k
 		"$sel/qemu/vm.sh" run \
-			--kernel "$(kernel "$k")" --initrd "$(initrd "$k")" --test "$name" \
+			--kernel "$(kernel "$k")" --initrd "$(initrd "$k" "$s")" --test "$name" \
 			--guests "$(meta "$s" guests)" --timeout "$(meta "$s" timeout)" \
 			--mem "$(meta "$s" mem | grep . || echo 1024)" --append "${extra# }" \
 			--outdir "$out" >"$out.log" 2>&1 ||

@@ -141,9 +141,19 @@ mono_watch starve >/tmp/starve.log 2>&1 &
 
 failed=0
 seq=0
+# RDMA_HA_NVME_BENCH=1: the benchmark (bench_nvme_failover.sh): ROUNDS
+# rounds of the modes, each event's measures as RDMA-HA-BENCH lines, and
+# the assertions only recorded (a stock controller that never comes back
+# after the cut is a result there, not an error).
+BENCH=${RDMA_HA_NVME_BENCH:-0}
+ROUNDS=1
+[ "$BENCH" = 0 ] || ROUNDS=${RDMA_HA_BENCH_ROUNDS:-3}
+ROUND=1
 check() {
 	if eval "$2"; then
 		echo "RDMA-HA-DATA: mode=$MODE role=$ROLE assert=ok $1"
+	elif [ "$BENCH" != 0 ]; then
+		echo "RDMA-HA-DATA: mode=$MODE role=$ROLE round=$ROUND assert=failed-measured $1"
 	else
 		log "ASSERTION FAILED: $MODE: $1"
 		echo "RDMA-HA-DATA: mode=$MODE role=$ROLE assert=FAILED $1"
@@ -202,15 +212,17 @@ log "bond0 over $SLAVE0/$SLAVE1 ($TOPO), modes: $MODES"
 
 # set_default MODE: every port's default HA mode on this guest.
 set_default() {
-	local d
-	[ "$TOPO" = ib ] || return 0
-	for d in sib0 sib1; do
+	local d devs=rxe0
+	[ "$1" != stock ] || return 0
+	[ "$TOPO" != ib ] || devs="sib0 sib1"
+	[ "$TOPO" = ib ] || mkdir -p "$CFG/rxe0" || fail "mkdir $CFG/rxe0"
+	for d in $devs; do
 		echo "$1" >"$CFG/$d/ports/1/default_ha_mode" ||
 			fail "cannot set default_ha_mode $1 on $d"
 		[ "$(cat "$CFG/$d/ports/1/default_ha_mode")" = "$1" ] ||
 			fail "default_ha_mode on $d: $(cat "$CFG/$d/ports/1/default_ha_mode"), set $1"
 	done
-	log "default_ha_mode $1 on sib0, sib1"
+	log "default_ha_mode $1 on $devs"
 }
 
 # ctrl_state: the controller's state (host).
@@ -439,6 +451,25 @@ io_gap() {
 		}'
 }
 
+# io_rate T0 T1: I/O completions per second in T0..T1 (fio's log).
+io_rate() {
+	awk -F', ' -v a="$1" -v b="$2" '
+		{ t = $1 / 1000; if (t >= a && t <= b) n++ }
+		END { printf "%.0f\n", (b > a ? n / (b - a) : 0) }' /tmp/fio$seq"_clat.1.log"
+}
+
+# io_series TACT: completions per second in 250 ms bins from 2 s before
+# TACT to 10 s after it, "MS:IOPS,..." with MS the bin's start from TACT.
+io_series() {
+	awk -F', ' -v t="$1" '
+		{ d = $1 / 1000 - t; if (d >= -2 && d < 10) n[int((d + 2) * 4)]++ }
+		END {
+			for (i = 0; i < 48; i++)
+				printf "%s%d:%d", (i ? "," : ""), i * 250 - 2000, n[i] * 4
+			print ""
+		}' /tmp/fio$seq"_clat.1.log"
+}
+
 # live_again T0 T1 TACT: ms from TACT to the controller's last change to
 # live in T0..T1 ("none": it never left live).
 live_again() {
@@ -568,6 +599,7 @@ report() {
 			live=$(live_again "$t0" "$t1" "$ta")
 			eval "ports=\$Q_$k"
 			echo "RDMA-HA-MEASURE: nvme-failover $MODE $name$([ "$name" = flap ] && echo " cm_acts=$FLAP_ACTS") io_gap_ms=$gap io_gap_running_ms=$netgap completions=$n error_recoveries=$er reconnects=$rc queues_established=$est cm_events=$disc first_cm_event_ms=${first:-none} live_again_ms=$live queues_on=${ports:-none}"
+			[ "$BENCH" = 0 ] || bench_event
 			check "$name: $n I/O completions in the window" '[ "$n" -gt 0 ]'
 			check "$name: controller live at the end of the window ($(ctrl_state_at_end $k))" \
 				'[ "$live" != never ]'
@@ -650,6 +682,18 @@ report() {
 	done
 	cm_events | sed "s/^/RDMA-HA-DATA: mode=$MODE role=$ROLE cm_event: /"
 	[ "$ROLE" = a ] || sed "s/^/RDMA-HA-DATA: mode=$MODE role=$ROLE state: /" /tmp/state$seq.log
+}
+
+# bench_event: the benchmark's samples of event $name (report's
+# variables): the I/O stall, what happened to the controller, the I/O
+# rate in the 3 s before the act and in the last 2 s of the window (the
+# controller live again, or never), and the rate over time across a cut.
+bench_event() {
+	local nl=0
+	[ "$live" != never ] || nl=1
+	echo "RDMA-HA-BENCH: bench=nvme_failover topo=$TOPO mode=$MODE event=$name round=$ROUND io_gap_ms=$gap io_gap_running_ms=$netgap error_recoveries_count=$er reconnects_count=$rc not_live_again_count=$nl before_iops=$(io_rate "$(echo "$ta" | awk '{ print $1 - 3 }')" "$ta") after_iops=$(io_rate "$(echo "$t1" | awk '{ print $1 - 2 }')" "$t1")"
+	[ "$name" != cut ] ||
+		echo "RDMA-HA-BENCH: bench=nvme_failover_timeline topo=$TOPO mode=$MODE event=$name round=$ROUND series=$(io_series "$ta")"
 }
 
 # ctrl_state_at_end K: the controller's last state in event K's window.
@@ -787,8 +831,21 @@ run_loss() {
 # rel_ms A B: B - A in ms, or none.
 rel_ms() { if [ -n "$1" ] && [ -n "$2" ]; then echo $(($2 - $1)); else echo none; fi; }
 
-for m in $MODES; do
-	run_mode "$m"
+# fresh_rxe: the RoCE device made anew on both guests, between the
+# benchmark's runs: on the stock kernel a cut leaves QP1 in the error
+# state (see the header), and every later connection would fail.
+fresh_rxe() {
+	rdma link delete rxe0 || fail "rdma link delete rxe0"
+	rxe_add rxe0 bond0
+	barrier "fresh$seq" 60
+}
+
+while [ $ROUND -le $ROUNDS ]; do
+	for m in $MODES; do
+		run_mode "$m"
+		[ "$BENCH" = 0 ] || [ "$TOPO" != roce ] || fresh_rxe
+	done
+	ROUND=$((ROUND + 1))
 done
 [ "${RDMA_HA_LOSS:-1}" = 0 ] || run_loss
 dmesg | grep -E "nvme|nvmet|bond0" | tail -n 60
