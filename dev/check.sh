@@ -436,13 +436,28 @@ build_initramfs() {
 		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-pyverbs.cpio"
 }
 
-# The "debian" guests: Debian's modules plus the replacements.
+# The "debian" guests: Debian's modules plus the replacements; with
+# nvme-cli, fio and Debian's own brd, nvme-rdma and nvmet-rdma (over the
+# replacement RDMA modules) for a selected scenario that asks for both
+# (initrd=nvme, kernel=...debian...).
 build_initramfs_debian() {
-	rm -f "$OUT/initramfs-debian.cpio"
+	local s
+	rm -f "$OUT/initramfs-debian.cpio" "$OUT/initramfs-debian-nvme.cpio"
 	[ -d "$OUT/dkms/modroot" ] || return 0
 	run_check initramfs/debian env KMOD_ROOT="$OUT/dkms/modroot" \
 		EXTRA_ROOT="$OUT/dkms/guest" \
 		"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian.cpio"
+	for s in "$SELFTESTS"/*.sh; do
+		grep -q '^# rdma-ha:' "$s" || continue
+		selected "$(basename "$s" .sh)" || continue
+		[ "$(scenario_meta "$s" initrd "")" = nvme ] || continue
+		case ",$(scenario_meta "$s" kernel patched)," in *,debian,*) ;; *) continue ;; esac
+		run_check initramfs/debian-nvme env KMOD_ROOT="$OUT/dkms/modroot" \
+			EXTRA_ROOT="$OUT/dkms/guest" NVME_TOOLS=1 \
+			KMODS_EXTRA="brd nvme_rdma nvmet_rdma" \
+			"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian-nvme.cpio"
+		return
+	done
 }
 
 # kernel_image KIND / initrd KIND [NAME]: what a guest of kernel KIND
@@ -459,7 +474,10 @@ kernel_image() {
 }
 initrd() {
 	case "$1" in
-	debian) echo "$OUT/initramfs-debian.cpio" ;;
+	debian)	case "${2:+$(scenario_meta "$SELFTESTS/$2.sh" initrd "")}" in
+		nvme) echo "$OUT/initramfs-debian-nvme.cpio" ;;
+		*) echo "$OUT/initramfs-debian.cpio" ;;
+		esac ;;
 	*)	case "${2:+$(scenario_meta "$SELFTESTS/$2.sh" initrd "")}" in
 		nvme) echo "$OUT/initramfs-nvme.cpio" ;;
 		pyverbs) echo "$OUT/initramfs-pyverbs.cpio" ;;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=600 kernel=patched initrd=nvme
+# rdma-ha: guests=2 timeout=600 kernel=patched,debian initrd=nvme
 #
 # Not on the stock kernel in make check: after the cut of the active link
 # (rxe on an Ethernet bond, fail_over_mac=active) the stock host's
@@ -26,7 +26,12 @@
 # at 100 IOPS (libaio, O_DIRECT, depth 4) with crc32c verification of what
 # it wrote (verify_backlog) for the whole of each mode.
 #
-# Topology: on the patched kernel the seeds' one, as cma_ha_ib: soft
+# Kernels: the patched debug kernel, and Debian's own (6.12.117) with the
+# replacement RDMA modules (dev/dkms.sh) under its own nvme-rdma,
+# nvmet-rdma and brd modules: the administrator's default in the DKMS
+# flavour, for a consumer the project did not build.
+#
+# Topology: on the patched kernels the seeds' one, as cma_ha_ib: soft
 # InfiniBand sib0 on eth0 and sib1 on eth1, their IPoIB interfaces ib0
 # and ib1 in an active-backup bond0; the modes notify (what the stock CM
 # does), align and fail-fast (rdma_ha.modes= on the kernel command line
@@ -131,6 +136,15 @@ for c in $NVME $FIO $SHM_SHIM; do
 	[ -e "$c" ] || fail "$c is not in the initramfs (build-initramfs.sh)"
 done
 need_cmd rdma mono_watch
+# Debian's kernel: brd is a module there, which init loads with its
+# defaults (16 disks of 4 MiB); fio writes 8 MiB: one disk of 16 MiB, as
+# the test kernels have it built in (kernel.config).
+if [ -f /etc/rdma-ha.modules ] &&
+   [ "$(cat /sys/block/ram0/size 2>/dev/null || echo 0)" -lt 32768 ]; then
+	ko=$(grep '/brd\.ko$' /etc/rdma-ha.modules)
+	{ [ -n "$ko" ] && rmmod brd && insmod "$ko" rd_nr=1 rd_size=16384; } ||
+		fail "brd: no disk of 16 MiB (${ko:-no brd module})"
+fi
 [ -e /dev/ram0 ] || fail "no /dev/ram0 (CONFIG_BLK_DEV_RAM)"
 [ -d $NVMET ] || fail "no $NVMET (CONFIG_NVME_TARGET)"
 [ -e /dev/nvme-fabrics ] || fail "no /dev/nvme-fabrics (CONFIG_NVME_RDMA)"

@@ -20,7 +20,8 @@
 #
 # KMOD_ROOT=DIR (an unpacked linux-image .deb, or dev/dkms.sh's module root
 # with the replacement modules in updates/dkms) adds the modules in KMODS
-# and their dependencies, for booting a modular (distribution) kernel.
+# and their dependencies, for booting a modular (distribution) kernel;
+# KMODS_EXTRA=LIST adds modules to the default list.
 # EXTRA_ROOT=DIR: a tree copied as is into the initramfs root.
 #
 # The archive is reproducible: sorted newc entries, fixed mtimes and owners.
@@ -294,6 +295,7 @@ if [ -n "${KMOD_ROOT:-}" ]; then
 	KMOD_ROOT=$(realpath "$KMOD_ROOT")
 	# rxe needs a "crc32" shash: crc32_generic is a module there.
 	KMODS=${KMODS:-"virtio_net bonding veth crc32_generic rdma_rxe rdma_cm rdma_ucm ib_uverbs ib_umad ib_ipoib"}
+	KMODS="$KMODS ${KMODS_EXTRA:-}"
 	kver=$(ls "$KMOD_ROOT/lib/modules" | head -1)
 	[ -n "$kver" ] || die "no modules in $KMOD_ROOT/lib/modules"
 	[ -f "$KMOD_ROOT/lib/modules/$kver/modules.dep" ] ||
