@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=900 kernel=patched
+# rdma-ha: guests=2 timeout=900 kernel=patched,kasan
 #
 # RDMA CM migrate mode moves a connection to its alternate path instead of
 # tearing it down (issue 20).  Both guests have a two-port soft InfiniBand
