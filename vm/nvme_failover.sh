@@ -548,12 +548,19 @@ run_mode() {
 	if [ "$ROLE" = b ]; then
 		kill -0 $FPID 2>/dev/null
 		fio_running=$?
+		# (the benchmark: a controller that did not come back holds
+		# fio's I/O until ctrl_loss_tmo; its removal fails them)
+		if [ "$BENCH" != 0 ] && ! ctrl_live; then
+			log "$C is $(ctrl_state): disconnected before fio is stopped"
+			$NVME disconnect -n $NQN || fail "nvme disconnect -n $NQN failed"
+		fi
 		kill -INT $FPID
 		wait $FPID
 		fio_rc=$?
 		kill $WPID 2>/dev/null
 		wait $WPID 2>/dev/null
-		$NVME disconnect -n $NQN || fail "nvme disconnect -n $NQN failed"
+		[ ! -e /sys/class/nvme/$C ] || $NVME disconnect -n $NQN ||
+			fail "nvme disconnect -n $NQN failed"
 		barrier "stop$seq" 120
 	else
 		barrier "stop$seq" 120
