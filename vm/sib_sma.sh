@@ -90,7 +90,7 @@ check_node_info() {
 	expect "$1 LocalPort" "$(field LocalPort "/tmp/$1.log")" 1
 	expect "$1 Guid" "$(field Guid "/tmp/$1.log")" "$2"
 	expect "$1 PortGuid" "$(field PortGuid "/tmp/$1.log")" "$3"
-	expect "$1 PartCap" "$(field PartCap "/tmp/$1.log")" 1
+	expect "$1 PartCap" "$(field PartCap "/tmp/$1.log")" 32
 }
 # check_port_info LOG LID
 check_port_info() {

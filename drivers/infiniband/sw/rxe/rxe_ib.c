@@ -317,6 +317,7 @@ static const struct ib_device_ops rxe_ib_dev_ops = {
 	.get_link_layer = rxe_ib_get_link_layer,
 	.get_port_immutable = rxe_ib_port_immutable,
 	.query_gid = rxe_ib_query_gid,
+	.query_pkey = rxe_pkey_query,
 	.query_port = rxe_ib_query_port,
 };
 
@@ -407,7 +408,7 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 		attr->sm_sl = RXE_IB_DEFAULT_SL;
 		attr->lmc = RXE_IB_LMC;
 		attr->gid_tbl_len = 1;
-		attr->pkey_tbl_len = 1;
+		rxe_pkey_init(rxe, n);
 		attr->port_cap_flags = IB_PORT_CM_SUP;
 		attr->active_width = IB_WIDTH_4X;
 		attr->active_speed = IB_SPEED_SDR;
@@ -604,6 +605,8 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 	if (iav->dlid == lid)
 		pkt->mask |= RXE_LOOPBACK_MASK;
 
+	/* the partition of the QP's P_Key index (rxe_pkey.c) */
+	bth_set_pkey(pkt, rxe_pkey_send(pkt));
 	return 0;
 }
 
@@ -992,6 +995,10 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 					     eth_hdr(skb)->h_source);
 		goto drop;
 	}
+
+	/* partition enforcement: P_Keys the port does not have stop here */
+	if (!rxe_pkey_port_rcv_ok(pkt))
+		goto drop;
 
 	/* consumes the skb and the device reference */
 	rxe_rcv(skb);
@@ -1462,6 +1469,58 @@ static const struct file_operations rxe_ib_lost_naks_fops = {
 	.write = rxe_ib_lost_naks_write,
 };
 
+/*
+ * debugfs rxe_ib_pkey: writing "DEVICE PORT INDEX PKEY" sets entry INDEX
+ * (0-31) of the P_Key table of that port of that soft IB device to PKEY
+ * (0 empties the entry) and raises IB_EVENT_PKEY_CHANGE if it changed, as
+ * a subnet manager's SubnSet(PKeyTable) does (rxe_pkey.c).  A malformed
+ * line, a port the device does not have, an index beyond the table or a
+ * P_Key above 0xffff get -EINVAL, an unknown device -ENODEV, a RoCE
+ * device -EOPNOTSUPP (its one P_Key is fixed).  For tests: partitions
+ * without a subnet manager.
+ */
+static ssize_t rxe_ib_pkey_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	char buf[IB_DEVICE_NAME_MAX + 32], *rest, end;
+	unsigned int port_num, index;
+	struct ib_device *ibdev;
+	ssize_t ret = len;
+	int pkey;
+	u16 val;
+
+	ibdev = rxe_ib_knob_dev(ubuf, len, buf, sizeof(buf), &rest);
+	if (IS_ERR(ibdev))
+		return PTR_ERR(ibdev);
+
+	if (sscanf(rest, "%u %u %i %c", &port_num, &index, &pkey, &end) != 3 ||
+	    index >= RXE_IB_PKEY_TBL_LEN || pkey < 0 || pkey > 0xffff) {
+		ret = -EINVAL;
+		goto put_dev;
+	}
+	/* a RoCE device has its one P_Key */
+	if (!rdma_protocol_ib(ibdev, rdma_start_port(ibdev))) {
+		ret = -EOPNOTSUPP;
+		goto put_dev;
+	}
+	if (!rdma_is_port_valid(ibdev, port_num)) {
+		ret = -EINVAL;
+		goto put_dev;
+	}
+
+	val = pkey;
+	rxe_pkey_set(to_rdev(ibdev), port_num, index, &val, 1);
+put_dev:
+	ib_device_put(ibdev);
+	return ret;
+}
+
+static const struct file_operations rxe_ib_pkey_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rxe_ib_pkey_write,
+};
+
 static struct rdma_link_ops rxe_ib_link_ops = {
 	.type = "sib",
 	.newlink = rxe_ib_newlink,
@@ -1480,6 +1539,7 @@ void rxe_ib_module_init(void)
 	debugfs_create_file("rxe_ib_rnr", 0200, NULL, NULL, &rxe_ib_rnr_fops);
 	debugfs_create_file("rxe_ib_lost_naks", 0600, NULL, NULL,
 			    &rxe_ib_lost_naks_fops);
+	debugfs_create_file("rxe_ib_pkey", 0200, NULL, NULL, &rxe_ib_pkey_fops);
 }
 
 /**
@@ -1487,6 +1547,7 @@ void rxe_ib_module_init(void)
  */
 void rxe_ib_module_exit(void)
 {
+	debugfs_lookup_and_remove("rxe_ib_pkey", NULL);
 	debugfs_lookup_and_remove("rxe_ib_lost_naks", NULL);
 	debugfs_lookup_and_remove("rxe_ib_rnr", NULL);
 	debugfs_lookup_and_remove("rxe_ib_qp_fatal", NULL);

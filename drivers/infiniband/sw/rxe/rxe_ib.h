@@ -135,6 +135,9 @@ enum rxe_ib_counter {
 	RXE_IB_NUM_COUNTERS
 };
 
+/* the entries of the P_Key table of a port: one PKeyTable block */
+#define RXE_IB_PKEY_TBL_LEN	32
+
 /* the ports a soft IB device can have: one per underlying netdevice */
 #define RXE_IB_MAX_PORTS	2
 
@@ -158,6 +161,9 @@ enum rxe_ib_counter {
  *	under RCU.  The xarray's own lock serialises the updates.
  * @counters: the port's packet and data counters, enum rxe_ib_counter;
  *	they only grow
+ * @pkeys: the P_Key table (rxe_pkey.c), 0 in an empty entry; written
+ *	under @pkey_lock with WRITE_ONCE(), read with READ_ONCE() anywhere
+ * @pkey_lock: serialises the writers of @pkeys
  */
 struct rxe_ib_port {
 	u16			lid;
@@ -166,6 +172,8 @@ struct rxe_ib_port {
 	netdevice_tracker	ndev_tracker;
 	struct xarray		neigh;
 	atomic64_t		counters[RXE_IB_NUM_COUNTERS];
+	u16			pkeys[RXE_IB_PKEY_TBL_LEN];
+	spinlock_t		pkey_lock;	/* serialises writers of @pkeys */
 };
 
 /**
@@ -247,6 +255,23 @@ u32 rxe_ib_port_of(struct rxe_dev *rxe, struct net_device *ndev);
 void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num);
 void rxe_ib_notify(struct rxe_dev *rxe, struct net_device *ndev,
 		   unsigned long event);
+
+/* rxe_pkey.c: the P_Key table of a port */
+bool rxe_pkey_valid(u16 pkey);
+bool rxe_pkey_match(u16 a, u16 b);
+int rxe_pkey_find(const u16 *tbl, unsigned int len, u16 pkey);
+u16 rxe_pkey_get(struct rxe_dev *rxe, u32 port_num, u16 index);
+u16 rxe_pkey_held(struct rxe_dev *rxe, u32 port_num, u16 pkey);
+bool rxe_pkey_set(struct rxe_dev *rxe, u32 port_num, unsigned int first,
+		  const u16 *pkeys, unsigned int n);
+void rxe_pkey_init(struct rxe_dev *rxe, u32 port_num);
+int rxe_pkey_query(struct ib_device *ibdev, u32 port_num, u16 index,
+		   u16 *pkey);
+int rxe_pkey_chk_qp_attr(struct rxe_qp *qp, struct ib_qp_attr *attr,
+			 int mask);
+u16 rxe_pkey_send(struct rxe_pkt_info *pkt);
+bool rxe_pkey_port_rcv_ok(struct rxe_pkt_info *pkt);
+int rxe_pkey_check(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
 
 #else
 
@@ -349,6 +374,18 @@ static inline u32 rxe_ib_port_of(struct rxe_dev *rxe, struct net_device *ndev)
 }
 
 static inline void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num) {}
+
+static inline int rxe_pkey_chk_qp_attr(struct rxe_qp *qp,
+				       struct ib_qp_attr *attr, int mask)
+{
+	return 0;
+}
+
+static inline int rxe_pkey_check(struct rxe_pkt_info *pkt, struct rxe_qp *qp)
+{
+	return 0;
+}
+
 static inline void rxe_ib_notify(struct rxe_dev *rxe, struct net_device *ndev,
 				 unsigned long event) {}
 

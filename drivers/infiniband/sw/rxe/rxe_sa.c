@@ -102,6 +102,30 @@ static int rxe_sa_lid_gid(struct rxe_sa *sa, u16 lid, union ib_gid *gid)
 	return 0;
 }
 
+/*
+ * The entry of the port's P_Key table for the partition of @pkey, 0 when
+ * the port is no member of it.
+ */
+static u16 rxe_sa_pkey_held(struct rxe_sa *sa, u16 pkey)
+{
+	if (sa->pkey_held)
+		return sa->pkey_held(sa, pkey);
+
+	return (pkey & 0x7fff) == 0x7fff ? IB_DEFAULT_PKEY_FULL : 0;
+}
+
+/*
+ * The P_Key in an IPoIB MGID (RFC 4391: ffX2:401b:PKEY::/ffX2:601b:PKEY::),
+ * 0 for another MGID.
+ */
+static u16 rxe_sa_ipoib_mgid_pkey(const u8 *mgid)
+{
+	if ((mgid[2] != 0x40 && mgid[2] != 0x60) || mgid[3] != 0x1b)
+		return 0;
+
+	return mgid[4] << 8 | mgid[5];
+}
+
 /* The LID of a unicast port GID of the subnet: the port's own or a peer's. */
 static u16 rxe_sa_gid_lid(struct rxe_sa *sa, const union ib_gid *gid)
 {
@@ -124,6 +148,7 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 		       struct rxe_sa_path_rec *rec)
 {
 	const struct rxe_sa_path_rec *q = (const void *)req->data;
+	u16 pkey = IB_DEFAULT_PKEY_FULL;
 	union ib_gid dgid;
 	u16 dlid;
 
@@ -151,9 +176,12 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	    be16_to_cpu(q->dlid) != dlid)
 		return -ENOENT;
 
-	if (rxe_sa_selected(req, IB_SA_PATH_REC_PKEY) &&
-	    (be16_to_cpu(q->pkey) & 0x7fff) != 0x7fff)
-		return -ENOENT;
+	/* a path in a partition the port is a member of */
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_PKEY)) {
+		pkey = rxe_sa_pkey_held(sa, be16_to_cpu(q->pkey));
+		if (!pkey)
+			return -ENOENT;
+	}
 	if (rxe_sa_selected(req, IB_SA_PATH_REC_SL) &&
 	    (be16_to_cpu(q->qos_sl) & 0xf) != RXE_IB_DEFAULT_SL)
 		return -ENOENT;
@@ -183,7 +211,7 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	rec->raw_flow_hop = 0;		/* flow label 0, hop limit 0 */
 	rec->tclass = 0;
 	rec->rev_numb_path = 0x80 | 1;	/* reversible, one path */
-	rec->pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	rec->pkey = cpu_to_be16(pkey);
 	rec->qos_sl = cpu_to_be16(RXE_IB_DEFAULT_SL);
 	rec->mtu = IB_SA_EQ << 6 | sa->port.mtu;
 	rec->rate = IB_SA_EQ << 6 | sa->port.rate;
@@ -275,7 +303,14 @@ static int rxe_sa_new_group_rec(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	rec->mtu = IB_SA_EQ << 6 | mtu;
 	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_TRAFFIC_CLASS))
 		rec->tclass = q->tclass;
-	rec->pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	/* the group's partition: the one asked for, or an IPoIB MGID's */
+	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PKEY))
+		rec->pkey = q->pkey | cpu_to_be16(0x8000);
+	else if (rxe_sa_ipoib_mgid_pkey(q->mgid))
+		rec->pkey = cpu_to_be16(rxe_sa_ipoib_mgid_pkey(q->mgid) |
+					0x8000);
+	else
+		rec->pkey = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
 	rec->rate = IB_SA_EQ << 6 | rate;
 	rec->pkt_life = IB_SA_EQ << 6 | RXE_SA_PKT_LIFE;
 	rec->sl_flow_hop = cpu_to_be32(sl << 28 | flow << 8 | hop);
@@ -328,8 +363,12 @@ static int rxe_sa_mcm_join(struct rxe_sa *sa, const struct ib_sa_mad *req,
 	/* no SA-assigned MGIDs: the MGID must be a multicast GID */
 	if (q->mgid[0] != 0xff)
 		return RXE_SA_STATUS_REQ_INVALID;
+	/* only a member of the group's partition joins it */
 	if (rxe_sa_selected(req, IB_SA_MCMEMBER_REC_PKEY) &&
-	    (be16_to_cpu(q->pkey) & 0x7fff) != 0x7fff)
+	    !rxe_sa_pkey_held(sa, be16_to_cpu(q->pkey)))
+		return RXE_SA_STATUS_REQ_INVALID;
+	if (rxe_sa_ipoib_mgid_pkey(q->mgid) &&
+	    !rxe_sa_pkey_held(sa, rxe_sa_ipoib_mgid_pkey(q->mgid)))
 		return RXE_SA_STATUS_REQ_INVALID;
 
 	g = rxe_sa_find_group(sa, q->mgid);
@@ -774,6 +813,13 @@ static bool rxe_sa_agent_gid_to_lid(struct rxe_sa *sa,
 	return rxe_ib_gid_to_lid(a->rxe, a->port_num, gid, lid);
 }
 
+static u16 rxe_sa_agent_pkey_held(struct rxe_sa *sa, u16 pkey)
+{
+	struct rxe_sa_agent *a = container_of(sa, struct rxe_sa_agent, sa);
+
+	return rxe_pkey_held(a->rxe, a->port_num, pkey);
+}
+
 static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 				struct ib_mad_send_buf *send_buf,
 				struct ib_mad_recv_wc *recv_wc)
@@ -870,6 +916,7 @@ static int rxe_sa_add_agent(struct rxe_dev *rxe, u32 port_num,
 	rxe_sa_init(&a->sa, &port);
 	a->sa.lid_to_gid = rxe_sa_agent_lid_to_gid;
 	a->sa.gid_to_lid = rxe_sa_agent_gid_to_lid;
+	a->sa.pkey_held = rxe_sa_agent_pkey_held;
 
 	set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
 	set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);

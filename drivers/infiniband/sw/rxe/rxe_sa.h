@@ -131,6 +131,9 @@ struct rxe_sa_group {
  *	the one derived from the GUID (it moved away from a LID another port
  *	used).  Returns false when the GID is unknown: the derived LID is
  *	used then.
+ * @pkey_held: optional; the entry of the port's P_Key table for the
+ *	partition of a P_Key, 0 when the port is no member.  Without it the
+ *	port is a full member of the default partition only.
  *
  * The functions taking a struct rxe_sa are called with the lock of the
  * owner held (the agent's mutex); they do not lock themselves.
@@ -145,6 +148,7 @@ struct rxe_sa {
 	bool			(*gid_to_lid)(struct rxe_sa *sa,
 					      const union ib_gid *gid,
 					      u16 *lid);
+	u16			(*pkey_held)(struct rxe_sa *sa, u16 pkey);
 };
 
 /**

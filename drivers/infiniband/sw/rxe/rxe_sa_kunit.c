@@ -699,6 +699,138 @@ static void rxe_sa_test_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sa.ngroups, 0);
 }
 
+/* the port's P_Key table: 0xFFFF, 0x8001, and 0x0002 (limited) */
+static u16 sa_pkey_held(struct rxe_sa *sa, u16 pkey)
+{
+	static const u16 tbl[] = { 0xffff, 0x8001, 0x0002 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tbl); i++)
+		if (!((tbl[i] ^ pkey) & 0x7fff) && (pkey & 0x7fff))
+			return tbl[i];
+	return 0;
+}
+
+/* the IPoIB IPv4 broadcast group of partition @pkey */
+static union ib_gid pkey_bcast_mgid(u16 pkey)
+{
+	union ib_gid mgid = bcast_mgid;
+
+	mgid.raw[4] = pkey >> 8;
+	mgid.raw[5] = pkey;
+	return mgid;
+}
+
+/* a join of @mgid with P_Key @pkey (0: none selected); the status */
+static u16 pkey_join(struct kunit *test, struct rxe_sa *sa, u16 pkey,
+		     const union ib_gid *mgid, struct ib_sa_mad *req,
+		     struct ib_sa_mad *resp)
+{
+	struct rxe_sa_mcmember_rec *q = (void *)req->data;
+	struct rxe_sa_reply reply;
+
+	mad_init(req, IB_MGMT_METHOD_SET, RXE_SA_ATTR_MCMEMBER_REC,
+		 MCM_IPOIB_BCAST & ~(pkey ? 0 : IB_SA_MCMEMBER_REC_PKEY));
+	memcpy(q->mgid, mgid->raw, 16);
+	memcpy(q->port_gid, own_gid.raw, 16);
+	q->pkey = cpu_to_be16(pkey);
+	q->scope_join = 1;
+	KUNIT_EXPECT_EQ(test, sa_process(sa, req, sizeof(*req), resp, &reply),
+			0);
+	return resp_status(resp);
+}
+
+/* a PathRecord Get for the peer in partition @pkey: the response status */
+static u16 path_in_partition(struct kunit *test, struct rxe_sa *sa, u16 pkey,
+			     struct ib_sa_mad *req, struct ib_sa_mad *resp)
+{
+	struct rxe_sa_path_rec *q = (void *)req->data;
+	struct rxe_sa_reply reply;
+
+	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_PATH_REC,
+		 PR_BASE | IB_SA_PATH_REC_PKEY);
+	memcpy(q->dgid, peer_gid.raw, 16);
+	memcpy(q->sgid, own_gid.raw, 16);
+	q->rev_numb_path = 1;
+	q->pkey = cpu_to_be16(pkey);
+	KUNIT_EXPECT_EQ(test, sa_process(sa, req, sizeof(*req), resp, &reply),
+			0);
+	return resp_status(resp);
+}
+
+/*
+ * Partitions: a port joins the IPoIB broadcast group of a partition and
+ * gets paths in it only when its P_Key table has the partition's P_Key.
+ */
+static void rxe_sa_test_partitions(struct kunit *test)
+{
+	struct ib_sa_mad *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
+	struct ib_sa_mad *resp = kunit_kzalloc(test, sizeof(*resp), GFP_KERNEL);
+	struct rxe_sa_mcmember_rec *r = (void *)resp->data;
+	struct rxe_sa_path_rec *pr = (void *)resp->data;
+	union ib_gid mgid;
+	struct rxe_sa sa;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+
+	/* without a table the port has the default partition only */
+	sa_setup(&sa);
+	mgid = pkey_bcast_mgid(0x8001);
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0x8001, &mgid, req, resp),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0, &mgid, req, resp),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x8001, req, resp),
+			RXE_SA_STATUS_NO_RECORDS);
+	rxe_sa_cleanup(&sa);
+
+	sa_setup(&sa);
+	sa.pkey_held = sa_pkey_held;
+
+	/* IPoIB of child 0x8001: its broadcast group, the record's P_Key */
+	mgid = pkey_bcast_mgid(0x8001);
+	KUNIT_ASSERT_EQ(test, pkey_join(test, &sa, 0x8001, &mgid, req, resp),
+			0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->pkey), 0x8001);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 1);
+
+	/* a limited member joins its partition's group too */
+	mgid = pkey_bcast_mgid(0x8002);
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0, &mgid, req, resp), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(r->pkey), 0x8002);
+
+	/* not a member of 0x8003: neither by the MGID nor by the P_Key */
+	mgid = pkey_bcast_mgid(0x8003);
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0, &mgid, req, resp),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0x8003, &mgid, req, resp),
+			RXE_SA_STATUS_REQ_INVALID);
+	/* not an IPoIB MGID: only the P_Key selected counts */
+	mgid.raw[2] = 0x12;
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0x8003, &mgid, req, resp),
+			RXE_SA_STATUS_REQ_INVALID);
+	KUNIT_EXPECT_EQ(test, pkey_join(test, &sa, 0xffff, &mgid, req, resp),
+			0);
+	KUNIT_EXPECT_EQ(test, sa.ngroups, 3);
+
+	/* paths: in the partitions the port has, with the port's P_Key */
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x8001, req, resp),
+			0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pr->pkey), 0x8001);
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x0002, req, resp),
+			0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pr->pkey), 0x0002);
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x7fff, req, resp),
+			0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pr->pkey), 0xffff);
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x8003, req, resp),
+			RXE_SA_STATUS_NO_RECORDS);
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x8000, req, resp),
+			RXE_SA_STATUS_NO_RECORDS);
+	rxe_sa_cleanup(&sa);
+}
+
 static struct kunit_case rxe_sa_test_cases[] = {
 	KUNIT_CASE(rxe_sa_test_class_port_info),
 	KUNIT_CASE_PARAM(rxe_sa_test_path_record, rxe_sa_path_gen_params),
@@ -708,6 +840,7 @@ static struct kunit_case rxe_sa_test_cases[] = {
 	KUNIT_CASE(rxe_sa_test_member_limits),
 	KUNIT_CASE(rxe_sa_test_mlid),
 	KUNIT_CASE(rxe_sa_test_malformed),
+	KUNIT_CASE(rxe_sa_test_partitions),
 	{}
 };
 

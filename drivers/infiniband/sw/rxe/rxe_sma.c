@@ -8,9 +8,10 @@
  * from the wire, LID-routed or directed-route (after core/smi.c moved the
  * hop pointer).  The SMA answers SubnGet and SubnSet from what the port
  * really has, as the SMAs of qib and hfi1 do, and the MAD layer sends the
- * answer back along the return path.  Only what a one-port channel
- * adapter with one GUID, one P_Key (0xFFFF) and one data VL needs is
- * supported; the rest gets the MAD status of an SMA that lacks it.
+ * answer back along the return path.  Only what a channel adapter with
+ * one GUID per port, a P_Key table of one block (rxe_pkey.c) and one data
+ * VL needs is supported; the rest gets the MAD status of an SMA that
+ * lacks it.
  * See Documentation/infiniband/soft_ib.rst.
  */
 
@@ -132,13 +133,17 @@ static int rxe_sma_get_pkey_table(struct rxe_dev *rxe, u32 port_num,
 				  struct ib_smp *smp)
 {
 	__be16 *pkey = (__be16 *)smp->data;
+	unsigned int i;
 
 	memset(smp->data, 0, sizeof(smp->data));
-	/* block 0 of 32 entries; the table holds the default P_Key only */
+	/* block 0 of 32 entries, the whole table; a channel adapter ignores
+	 * the port number in the upper half of the modifier
+	 */
 	if (be32_to_cpu(smp->attr_mod) & 0xffff)
 		return rxe_sma_reply_status(smp, RXE_SMA_INVALID_FIELD);
 
-	pkey[0] = cpu_to_be16(IB_DEFAULT_PKEY_FULL);
+	for (i = 0; i < RXE_IB_PKEY_TBL_LEN; i++)
+		pkey[i] = cpu_to_be16(rxe_pkey_get(rxe, port_num, i));
 	return rxe_sma_reply(smp);
 }
 
@@ -461,17 +466,21 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, u32 port_num,
 	return rxe_sma_get_port_info(rxe, in_port, smp);
 }
 
-/* SubnSet(PKeyTable): the port can be a full member of the default
- * partition only; entries beyond its one-entry table are ignored.
+/* SubnSet(PKeyTable): block 0 replaces the whole table; a change raises
+ * IB_EVENT_PKEY_CHANGE (rxe_pkey_set()).  Another block is refused.
  */
 static int rxe_sma_set_pkey_table(struct rxe_dev *rxe, u32 port_num,
 				  struct ib_smp *smp)
 {
 	__be16 *pkey = (__be16 *)smp->data;
+	u16 tbl[RXE_IB_PKEY_TBL_LEN];
+	unsigned int i;
 
-	if (!(be32_to_cpu(smp->attr_mod) & 0xffff) &&
-	    pkey[0] != cpu_to_be16(IB_DEFAULT_PKEY_FULL))
-		smp->status |= RXE_SMA_INVALID_FIELD;
+	if (!(be32_to_cpu(smp->attr_mod) & 0xffff)) {
+		for (i = 0; i < RXE_IB_PKEY_TBL_LEN; i++)
+			tbl[i] = be16_to_cpu(pkey[i]);
+		rxe_pkey_set(rxe, port_num, 0, tbl, RXE_IB_PKEY_TBL_LEN);
+	}
 
 	return rxe_sma_get_pkey_table(rxe, port_num, smp);
 }

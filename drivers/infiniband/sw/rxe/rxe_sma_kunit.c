@@ -2,8 +2,9 @@
 /*
  * KUnit tests for the subnet management agent of soft InfiniBand ports:
  * the MAD status of every kind of SMP, the attributes' contents, the
- * SubnSet(PortInfo) fields a soft port refuses, the M_Key rules and
- * random SMPs (seeded: rxe_sma_kunit.seed= replays a run).
+ * SubnSet(PortInfo) fields a soft port refuses, the M_Key rules, random
+ * SMPs (seeded: rxe_sma_kunit.seed= replays a run), and the P_Key table:
+ * the membership rules of rxe_pkey.c and SubnSet(PKeyTable).
  */
 
 #include <kunit/test.h>
@@ -46,6 +47,7 @@ static int rxe_sma_test_init(struct kunit *test)
 	spin_lock_init(&rxe_ib_port(rxe, RXE_PORT)->lid_lock);
 	spin_lock_init(&test_port(rxe)->port_lock);
 	rxe_ib_port(rxe, RXE_PORT)->lid = TEST_LID;
+	rxe_pkey_init(rxe, RXE_PORT);
 
 	attr = &test_port(rxe)->attr;
 	attr->state = IB_PORT_ACTIVE;
@@ -53,7 +55,6 @@ static int rxe_sma_test_init(struct kunit *test)
 	attr->sm_lid = TEST_LID;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = IB_MTU_4096;
-	attr->pkey_tbl_len = 1;
 	attr->gid_tbl_len = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->active_width = IB_WIDTH_4X;
@@ -129,7 +130,8 @@ static const struct rxe_sma_status_case status_cases[] = {
 	{ "get unknown attribute", DR, 1, 1, GET, 0x1234, 0, REPLY, 0x800c },
 	{ "set NodeInfo", LR, 1, 1, SET, 0x11, 0, REPLY, 0x0c },
 	{ "set unknown attribute", LR, 1, 1, SET, 0xff00, 0, REPLY, 0x0c },
-	{ "set PKeyTable without 0xffff", LR, 1, 1, SET, 0x16, 0, REPLY, 0x1c },
+	{ "set PKeyTable block 0, empty", LR, 1, 1, SET, 0x16, 0, REPLY, 0 },
+	{ "set PKeyTable block 1", LR, 1, 1, SET, 0x16, 1, REPLY, 0x1c },
 	{ "set SLtoVL all VL0", LR, 1, 1, SET, 0x17, 0, REPLY, 0 },
 	{ "set PortInfo LID 0", LR, 1, 1, SET, 0x15, 0, REPLY, 0x1c },
 	{ "unknown method", LR, 1, 1, 0x10, 0x11, 0, REPLY, 0x08 },
@@ -200,7 +202,8 @@ static void rxe_sma_test_contents(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->node_guid), TEST_GUID);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->port_guid), TEST_GUID);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->sys_guid), TEST_GUID);
-	KUNIT_EXPECT_EQ(test, be16_to_cpu(ni->partition_cap), 1);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(ni->partition_cap),
+			RXE_IB_PKEY_TBL_LEN);
 	KUNIT_EXPECT_EQ(test, ni->local_port_num, 1);
 	KUNIT_EXPECT_EQ(test, ni->vendor_id[0], 0xff);
 
@@ -655,6 +658,131 @@ static void rxe_sma_test_two_ports(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(*(__be64 *)out.data), TEST_GUID2);
 }
 
+/* the P_Key match of IBA 10.9.3 */
+struct rxe_sma_pkey_case {
+	const char *name;
+	u16 a, b;
+	bool match;
+};
+
+static const struct rxe_sma_pkey_case pkey_cases[] = {
+	{ "default, full and full", 0xffff, 0xffff, true },
+	{ "default, full and limited", 0xffff, 0x7fff, true },
+	{ "default, limited and limited", 0x7fff, 0x7fff, false },
+	{ "full and full", 0x8001, 0x8001, true },
+	{ "limited and full", 0x0001, 0x8001, true },
+	{ "limited and limited", 0x0001, 0x0001, false },
+	{ "other partition", 0x8001, 0x8002, false },
+	{ "other partition, limited", 0x0001, 0x8002, false },
+	{ "invalid 0x0000", 0x0000, 0x8000, false },
+	{ "invalid 0x8000", 0x8000, 0x8000, false },
+	{ "empty entry", 0x0000, 0x0000, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pkey, pkey_cases, name);
+
+static void rxe_sma_test_pkey_match(struct kunit *test)
+{
+	const struct rxe_sma_pkey_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rxe_pkey_match(c->a, c->b), c->match);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_match(c->b, c->a), c->match);
+}
+
+/* the table of a new port, and what a packet's P_Key finds in a table */
+static void rxe_sma_test_pkey_find(struct kunit *test)
+{
+	static const u16 tbl[] = { 0xffff, 0x0001, 0, 0x8002, 0x8001 };
+	struct rxe_dev *rxe = test->priv;
+	unsigned int i;
+	u16 pkey;
+
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.pkey_tbl_len,
+			RXE_IB_PKEY_TBL_LEN);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, 0), 0xffff);
+	for (i = 1; i < RXE_IB_PKEY_TBL_LEN; i++)
+		KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, i), 0);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, RXE_IB_PKEY_TBL_LEN),
+			0);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_query(&rxe->ib_dev, RXE_PORT, 0, &pkey),
+			0);
+	KUNIT_EXPECT_EQ(test, pkey, 0xffff);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_query(&rxe->ib_dev, RXE_PORT,
+					     RXE_IB_PKEY_TBL_LEN, &pkey),
+			-EINVAL);
+
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0xffff), 0);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x7fff), 0);
+	/* the limited entry does not take a limited member's packet ... */
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x0001), -ENOENT);
+	/* ... the first entry that matches takes a full member's */
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x8001), 1);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x0002), 3);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x8003), -ENOENT);
+	/* an empty entry matches nothing */
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x0000), -ENOENT);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x8000), -ENOENT);
+}
+
+/* SubnSet(PKeyTable) and SubnGet(PKeyTable), and what the port holds */
+static void rxe_sma_test_pkey_table(struct kunit *test)
+{
+	static const u16 tbl[] = { 0xffff, 0x8001, 0x0002, 0, 0x0001 };
+	struct rxe_dev *rxe = test->priv;
+	struct ib_smp *in, *out;
+	__be16 *pkeys;
+	unsigned int i;
+	u16 val;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	pkeys = (__be16 *)out->data;
+
+	/* an SM programs the table; the answer is the new table */
+	mad_init(in, DR, SET, IB_SMP_ATTR_PKEY_TABLE, 0);
+	for (i = 0; i < ARRAY_SIZE(tbl); i++)
+		((__be16 *)in->data)[i] = cpu_to_be16(tbl[i]);
+	((__be16 *)in->data)[31] = cpu_to_be16(0x8020);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x8000);
+	for (i = 0; i < ARRAY_SIZE(tbl); i++) {
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(pkeys[i]), tbl[i]);
+		KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, i), tbl[i]);
+	}
+	KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, 31), 0x8020);
+
+	/* a Get reads it back, whatever port the modifier names */
+	mad_init(in, LR, GET, IB_SMP_ATTR_PKEY_TABLE, 1 << 16);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pkeys[1]), 0x8001);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pkeys[31]), 0x8020);
+
+	/* the entry of a partition: a full member's first */
+	KUNIT_EXPECT_EQ(test, rxe_pkey_held(rxe, RXE_PORT, 0x0001), 0x8001);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_held(rxe, RXE_PORT, 0x8002), 0x0002);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_held(rxe, RXE_PORT, 0x7fff), 0xffff);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_held(rxe, RXE_PORT, 0x8003), 0);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_held(rxe, RXE_PORT, 0x8000), 0);
+
+	/* block 1 does not exist: refused, the table stays */
+	mad_init(in, LR, SET, IB_SMP_ATTR_PKEY_TABLE, 1);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, 1), 0x8001);
+
+	/* one entry at a time, as debugfs rxe_ib_pkey does: a change or not */
+	val = 0x8005;
+	KUNIT_EXPECT_TRUE(test, rxe_pkey_set(rxe, RXE_PORT, 3, &val, 1));
+	KUNIT_EXPECT_FALSE(test, rxe_pkey_set(rxe, RXE_PORT, 3, &val, 1));
+	KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, 3), 0x8005);
+	val = 0;
+	KUNIT_EXPECT_TRUE(test, rxe_pkey_set(rxe, RXE_PORT, 1, &val, 1));
+	KUNIT_EXPECT_EQ(test, rxe_pkey_held(rxe, RXE_PORT, 0x8001), 0x0001);
+}
+
 static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE_PARAM(rxe_sma_test_status, status_gen_params),
 	KUNIT_CASE(rxe_sma_test_contents),
@@ -666,6 +794,9 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_set_state),
 	KUNIT_CASE_PARAM(rxe_sma_test_port_sel, port_sel_gen_params),
 	KUNIT_CASE(rxe_sma_test_two_ports),
+	KUNIT_CASE_PARAM(rxe_sma_test_pkey_match, pkey_gen_params),
+	KUNIT_CASE(rxe_sma_test_pkey_find),
+	KUNIT_CASE(rxe_sma_test_pkey_table),
 	{}
 };
 
