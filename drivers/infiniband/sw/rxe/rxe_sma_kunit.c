@@ -713,9 +713,10 @@ static void rxe_sma_test_pkey_find(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0xffff), 0);
 	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x7fff), 0);
-	/* the limited entry does not take a limited member's packet ... */
-	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x0001), -ENOENT);
-	/* ... the first entry that matches takes a full member's */
+	/* a limited member's packet: not the limited entry, the full one */
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x0001), 4);
+	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, 4, 0x0001), -ENOENT);
+	/* the first entry that matches takes a full member's packet */
 	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x8001), 1);
 	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x0002), 3);
 	KUNIT_EXPECT_EQ(test, rxe_pkey_find(tbl, ARRAY_SIZE(tbl), 0x8003), -ENOENT);
