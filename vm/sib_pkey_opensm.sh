@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=420 kernel=patched
+#
+# P_Key tables of soft InfiniBand ports programmed by Debian's unmodified
+# opensm from a partitions.conf (issue 18).  Both guests create sib0 with
+# the built-in SA off and ib0.8001 (no carrier: the port has no 0x8001);
+# guest a runs opensm with
+#	Default=0x7fff, ipoib : ALL=full ;
+#	P8001=0x8001, ipoib : ALL=full ;
+#  - OpenSM's sweep programs both ports' tables by SubnSet(PKeyTable):
+#    sysfs pkeys/ and smpquery PKeyTable hold 0xffff and 0x8001;
+#  - ib0.8001 comes up on both (IB_EVENT_PKEY_CHANGE), joins its broadcast
+#    group through OpenSM's SA and pings the peer's ib0.8001;
+#  - partitions.conf rewritten with b out of 0x8001 (a alone a full
+#    member), opensm told by SIGHUP: b's table loses 0x8001 and b's
+#    ib0.8001 loses its carrier; a's keeps its P_Key;
+#  - no kernel warning.
+# eth1 carries plain IP for the barriers; sib0 runs on eth0.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd rdma smpquery opensm
+PORT=/sys/class/infiniband/sib0/ports/1
+res=0
+bad() { log "FAIL: $*"; res=1; }
+
+# has_pkey PKEY: the port's table (sysfs) holds PKEY
+has_pkey() { grep -qx "$1" $PORT/pkeys/*; }
+# carrier DEV 0|1 [TIMEOUT_S]: wait for it, FAIL if it does not come
+carrier() {
+	wait_for "${3:-30}" _carrier_is "$1" "$2" ||
+		bad "$1 carrier not $2 (is $(cat "/sys/class/net/$1/carrier" 2>&1))"
+}
+# partitions FILE P8001-MEMBERS: OpenSM's partitions.conf
+partitions() {
+	printf '%s\n' "Default=0x7fff, ipoib : ALL=full ;" \
+		"P8001=0x8001, ipoib : $2 ;" >"$1"
+}
+
+nic_setup eth1 "$MY_IP"
+echo N >/sys/module/rdma_rxe/parameters/sib_builtin_sa ||
+	bad "no module parameter rdma_rxe.sib_builtin_sa"
+sib_add sib0 eth0 INIT
+dmesg -c >/dev/null
+GUID=0x$(cut -d: -f5-8 $PORT/gids/0 | tr -d :)
+peer_exchange ids "$GUID"
+PEER_GUID=$PEER_DATA
+ip link set ib0 up || bad "ib0 up"
+ip link add ib0.8001 link ib0 type ipoib pkey 0x8001 ||
+	bad "ip link add ib0.8001"
+ip addr add "198.18.81.$ROLE_NUM/24" dev ib0.8001 || bad "address on ib0.8001"
+ip link set ib0.8001 up || bad "ib0.8001 up"
+has_pkey 0x8001 && bad "0x8001 in the table before OpenSM ran"
+barrier init
+
+if [ "$ROLE" = a ]; then
+	mkdir -p /var/log /var/cache/opensm /etc/opensm
+	echo "force_log_flush TRUE" >/tmp/osm.conf
+	partitions /tmp/partitions.conf ALL=full
+	opensm -F /tmp/osm.conf -P /tmp/partitions.conf -g "$GUID" \
+		-f /tmp/osm.log >/tmp/osm.out 2>&1 &
+	opid=$!
+	wait_for 60 grep -q 'SUBNET UP' /tmp/osm.log ||
+		bad "opensm never brought the subnet up"
+	kill -0 $opid 2>/dev/null || bad "opensm exited"
+	grep -E 'ERR|SUBNET UP|Entering' /tmp/osm.log | head -n 20 |
+		sed 's/^/  osm.log: /'
+fi
+barrier swept 120
+
+# ---- the tables OpenSM programmed ------------------------------------------
+wait_for 30 grep -q ACTIVE $PORT/state || bad "port $(cat $PORT/state)"
+wait_for 30 has_pkey 0x8001 ||
+	bad "OpenSM did not give the port 0x8001: $(cat $PORT/pkeys/0 $PORT/pkeys/1 | tr '\n' ' ')"
+has_pkey 0xffff || bad "the port lost 0xffff"
+smpquery -C sib0 -P 1 -t 1000 -D pkeys 0 >/tmp/pkeys.log 2>&1 ||
+	bad "smpquery pkeys"
+sed 's/^/  pkeys: /' /tmp/pkeys.log
+grep -q 0x8001 /tmp/pkeys.log || bad "PKeyTable lacks 0x8001"
+carrier ib0.8001 1
+barrier programmed 60
+if wait_for 30 ping -c 1 -W 1 "198.18.81.$PEER_NUM"; then
+	log "ib0.8001 pings the peer's ib0.8001 (OpenSM's partition)"
+else
+	bad "no ping over ib0.8001 to 198.18.81.$PEER_NUM"
+fi
+barrier pinged 60
+
+# ---- b leaves the partition ------------------------------------------------
+if [ "$ROLE" = a ]; then
+	partitions /tmp/partitions.conf "$GUID=full"
+	kill -HUP $opid || bad "SIGHUP to opensm"
+fi
+barrier hup 60
+if [ "$ROLE" = b ]; then
+	wait_for 60 sh -c "! grep -qx 0x8001 $PORT/pkeys/*" ||
+		bad "0x8001 still in b's table after OpenSM's new partitions"
+	carrier ib0.8001 0
+	log "b out of partition 0x8001: ib0.8001 carrier $(cat /sys/class/net/ib0.8001/carrier)"
+fi
+barrier left 90
+if [ "$ROLE" = a ]; then
+	has_pkey 0x8001 || bad "a lost 0x8001 too"
+	[ "$(cat /sys/class/net/ib0.8001/carrier)" = 1 ] ||
+		bad "a's ib0.8001 lost its carrier"
+	log "opensm: $(grep -c 'SUBNET UP' /tmp/osm.log) sweeps, $(grep -c 'ERR' /tmp/osm.log) errors"
+	grep 'ERR' /tmp/osm.log | sed 's/^[^>]*> //' | sort | uniq -c |
+		sort -rn | head -n 10 | sed 's/^/  osm.log errors: /'
+	kill $opid 2>/dev/null
+	wait $opid 2>/dev/null
+fi
+if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|possible recursive'; then
+	bad "kernel warnings (above)"
+fi
+barrier done
+[ $res = 0 ] && log "PASS"
+exit $res
