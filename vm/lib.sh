@@ -412,3 +412,11 @@ bond_activate() {
 	wait_for 10 grep -qx "$1" /sys/class/net/bond0/bonding/active_slave ||
 		fail "bond0: $1 did not become active"
 }
+
+# osm_summary LOG N: OpenSM's sweeps and errors in LOG, and its N most
+# frequent error lines.
+osm_summary() {
+	log "opensm: $(grep -c 'SUBNET UP' "$1") sweeps, $(grep -c 'ERR' "$1") errors"
+	grep 'ERR' "$1" | sed 's/^[^>]*> //' | sort | uniq -c |
+		sort -rn | head -n "$2" | sed 's/^/  osm.log errors: /'
+}

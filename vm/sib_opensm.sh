@@ -228,9 +228,7 @@ barrier relid-pinged 60
 if [ "$ROLE" = a ]; then
 	# what OpenSM found wrong in its sweeps so far
 	cat /tmp/osm2.log /tmp/osm3.log >>/tmp/osm.log
-	log "opensm: $(grep -c 'SUBNET UP' /tmp/osm.log) sweeps, $(grep -c 'ERR' /tmp/osm.log) errors"
-	grep 'ERR' /tmp/osm.log | sed 's/^[^>]*> //' | sort | uniq -c |
-		sort -rn | head -n 20 | sed 's/^/  osm.log errors: /'
+	osm_summary /tmp/osm.log 20
 	kill $opid 2>/dev/null
 	wait $opid 2>/dev/null
 fi

@@ -103,9 +103,7 @@ if [ "$ROLE" = a ]; then
 	has_pkey 0x8001 || bad "a lost 0x8001 too"
 	[ "$(cat /sys/class/net/ib0.8001/carrier)" = 1 ] ||
 		bad "a's ib0.8001 lost its carrier"
-	log "opensm: $(grep -c 'SUBNET UP' /tmp/osm.log) sweeps, $(grep -c 'ERR' /tmp/osm.log) errors"
-	grep 'ERR' /tmp/osm.log | sed 's/^[^>]*> //' | sort | uniq -c |
-		sort -rn | head -n 10 | sed 's/^/  osm.log errors: /'
+	osm_summary /tmp/osm.log 10
 	kill $opid 2>/dev/null
 	wait $opid 2>/dev/null
 fi
