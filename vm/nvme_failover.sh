@@ -559,8 +559,9 @@ run_mode() {
 		fio_rc=$?
 		kill $WPID 2>/dev/null
 		wait $WPID 2>/dev/null
-		[ ! -e /sys/class/nvme/$C ] || $NVME disconnect -n $NQN ||
-			fail "nvme disconnect -n $NQN failed"
+		# (the benchmark's controller may be gone already, above)
+		{ [ "$BENCH" != 0 ] && [ ! -e /sys/class/nvme/$C ]; } ||
+			$NVME disconnect -n $NQN || fail "nvme disconnect -n $NQN failed"
 		barrier "stop$seq" 120
 	else
 		barrier "stop$seq" 120
