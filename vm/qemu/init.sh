@@ -86,12 +86,21 @@ export RDMA_HA_ROLE=$role RDMA_HA_TEST=$test_name
 
 finish() {
 	if [ -w /sys/kernel/debug/kmemleak ]; then
-		# Objects younger than 5 s are never reported; two scans
-		# avoid transient false positives.
-		echo scan >/sys/kernel/debug/kmemleak
-		sleep 1
+		# Objects younger than 5 s are never reported: wait 3 s
+		# (no CPU) so that what the scenario freed or leaked at its
+		# end is old enough, as the second of two back-to-back scans
+		# saw it.  A second scan drops transient false positives of
+		# the first; when the first reports nothing there is nothing
+		# for it to drop, and a scan of a debug guest takes about
+		# 1.5 s of CPU under TCG.
+		sleep 3
 		echo scan >/sys/kernel/debug/kmemleak
 		n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+		if [ "$n" != 0 ]; then
+			sleep 1
+			echo scan >/sys/kernel/debug/kmemleak
+			n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+		fi
 		echo "RDMA-HA-KMEMLEAK: $n"
 		[ "$n" = 0 ] || cat /sys/kernel/debug/kmemleak
 	fi
