@@ -1240,6 +1240,7 @@ check_selftests() {
 	run_check check/kasan-lane kasan_selftest
 	run_check check/opt-in opt_in_selftest
 	run_check check/shell-errors shell_err_selftest
+	run_check check/lock lock_selftest
 }
 
 # kasan_selftest: which kernels run_scenarios boots a scenario on, with
@@ -1311,6 +1312,31 @@ shell_err_selftest() (
 	echo "shell errors: found on a console, scenario output left alone"
 )
 
+# take_lock FD: the check's lock on FD (open on out/.check.lock), or say
+# that another check holds it.
+take_lock() {
+	flock -n "$1" && return 0
+	echo "check.sh: another check is running in $OUT (it holds $OUT/.check.lock); wait for it, or stop it" >&2
+	return 1
+}
+
+# lock_selftest: a second check is refused while the first holds the lock,
+# and gets it once the first has ended.
+lock_selftest() (
+	local d
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	( exec 8>>"$d/lock"; take_lock 8 && sleep 3 ) &
+	sleep 0.5
+	( exec 8>>"$d/lock"; take_lock 8 ) 2>"$d/err" &&
+		{ echo "a second check got the lock"; exit 1; }
+	grep -q 'another check is running' "$d/err" || { echo "refused without a word"; exit 1; }
+	wait
+	( exec 8>>"$d/lock"; take_lock 8 ) ||
+		{ echo "the lock stayed taken after the first check ended"; exit 1; }
+	echo "lock: a second check is refused while the first runs"
+)
+
 # ---- main ---------------------------------------------------------------
 
 # check_selection: every --scenario name is a scenario; before anything
@@ -1332,6 +1358,13 @@ trap on_interrupt INT TERM HUP
 check_selection
 setup
 [ -z "$SETUP_ONLY" ] || exit 0
+# One check at a time in one out/: each starts by removing out/check,
+# and two would share the guests' ports, builds and logs.  The lock is
+# held by this shell and everything it starts, until the last of them
+# has ended.
+mkdir -p "$OUT"
+exec 9>>"$OUT/.check.lock"
+take_lock 9 || exit 1
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
 if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
