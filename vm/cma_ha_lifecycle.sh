@@ -20,11 +20,20 @@
 #                  retransmission survives it, and so does the connection;
 #                  the CM judged the port event (cm_ha_decision
 #                  event=port-err action=none)
-#  3 resolved      the client's align ID has a resolved route and waits
+#  3 active flap   bond0 on ib0, the connection on sib0; eth0 goes down,
+#                  bond0 (MII monitor at 10 ms for the phase) fails over
+#                  to ib1, and eth0 comes up again at once: the failover
+#                  finds sib0 DOWN, but within the port-down hold-off, so
+#                  the CM leaves fail-fast's judgement to the port event
+#                  (cm_ha_decision event=bond-failover path=...|held
+#                  action=none), which finds sib0 ACTIVE again
+#                  (event=port-err action=none): the connection is kept,
+#                  misaligned but alive, with no CM event
+#  4 resolved      the client's align ID has a resolved route and waits
 #                  6 s before rdma_connect(); bond0 fails over meanwhile
 #                  (client side only): UNREACHABLE -ENETUNREACH, and the
 #                  ID no longer accepts rdma_connect() on the failed route
-#  4 bound         the server's fail-fast listener is bound to bond0's
+#  5 bound         the server's fail-fast listener is bound to bond0's
 #                  address (on sib0); bond0 fails over to ib1 with both
 #                  links up: the connection is kept, and the listener now
 #                  also listens on sib1, where a new client's REQ arrives;
@@ -37,7 +46,7 @@
 # build the RoCE bond with one RDMA port per slave: bond0 over eth0/eth1
 # with fail_over_mac=active, rxe0 on eth0, rxe1 on eth1.
 #
-#  5 neighbour     fail-fast client, notify server on the wildcard
+#  6 neighbour     fail-fast client, notify server on the wildcard
 #                  address: b's neighbour entry of a's address changes
 #                  its hardware address and back 0.2 s later
 #                  (NETEVENT_NEIGH_UPDATE, the CM's neighbour-update
@@ -46,7 +55,7 @@
 #                  sends no UNREACHABLE; the connection is kept (rxe
 #                  sends through the neighbour entry, so it stalls
 #                  meanwhile)
-#  6 release       align server on the wildcard address, notify client;
+#  7 release       align server on the wildcard address, notify client;
 #                  both guests release their active slave eth0
 #                  (ip link set eth0 nomaster).  Bonding unlinks eth0
 #                  before it raises the failover to eth1, and bond0 takes
@@ -148,7 +157,76 @@ check "fail-fast, flap: no CM event at all" '[ "$(count " cm_event ")" = 0 ]'
 stop
 [ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
 
-# -- phase 3: a failover while the client holds a resolved route ---------
+# -- phase 3: a failover inside a short flap of the active link ----------
+# (the connection on sib0: bond0 back on ib0 first)
+barrier "ib0-aflap"
+bond_activate ib0
+sleep 1
+start fail-fast 0.0.0.0 fail-fast
+# the MII monitor at 10 ms: bonding fails over while sib0 is still down
+echo 10 >/sys/class/net/bond0/bonding/miimon || fail "bond0 miimon 10"
+sleep 2
+echo >$T/trace
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
+barrier "aflap$seq"
+T_ACT=$(now)
+kmsg_mark "aflap$seq"
+# one ip for both commands: no process starts between them
+rm -f /tmp/ipb
+mkfifo /tmp/ipb || fail "mkfifo"
+ip -batch /tmp/ipb &
+ipb=$!
+exec 7>/tmp/ipb
+echo "link set eth0 down" >&7
+i=0
+while ! active_is ib1 && [ $i -lt 300 ]; do
+	nap 0.01
+	i=$((i + 1))
+done
+echo "link set eth0 up" >&7
+exec 7>&-
+wait "$ipb" || fail "ip -batch of the eth0 flap"
+# both guests end on ib1 (back to back, the bonds have no common path
+# else); a failover made here is no failover inside the flap, and the
+# first check below says so
+active_is ib1 || bond_activate ib1
+echo 100 >/sys/class/net/bond0/bonding/miimon || fail "bond0 miimon 100"
+sleep $OBSERVE_S
+T_END=$(now)
+klog_after "aflap$seq" | grep -E 'sib0|bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+# from sib0's "set down": its next "set active", and bond0's failover to
+# ib1 (printk times, ms)
+eval "$(klog_after "aflap$seq" | awk '
+	/sib0: set down/ && d == "" { sub(/^\[ */, ""); d = $1 + 0; next }
+	/slave ib1\): making interface the new active one/ && d != "" && fo == "" {
+		sub(/^\[ */, ""); fo = $1 + 0 }
+	/sib0: set active/ && d != "" && up == "" { sub(/^\[ */, ""); up = $1 + 0 }
+	END {
+		if (up != "") printf "flap=%.0f\n", (up - d) * 1000
+		if (fo != "") printf "fo=%.0f\n", (fo - d) * 1000
+	}')"
+data "what=active_flap_ms value=${flap:-none} failover_ms=${fo:-none}"
+check "bond0 failed over to ib1 while sib0 was down (failover ${fo:-never} ms, sib0 back ${flap:-never} ms after its set down)" \
+	'[ -n "$fo" ] && [ -n "$flap" ] && [ "$fo" -le "$flap" ]'
+check "sib0 ACTIVE again within the $PORT_HOLDOFF_MS ms hold-off (${flap:-never} ms)" \
+	'[ -n "$flap" ] && [ "$flap" -lt "$PORT_HOLDOFF_MS" ]'
+check "the failover left id 1 to the port event (bond-failover, path held, action none)" \
+	'decisions | grep "event=bond-failover" | grep "state=connected" |
+		grep "path=[a-z|-]*held" | grep -q "action=none"'
+check "the port event found id 1's path alive (port-err, action none)" \
+	'decisions | grep "event=port-err" | grep "state=connected" | grep -q "action=none"'
+check "no decision tore id 1 down" \
+	'! decisions | grep "state=connected" | grep -q "action=disconnect"'
+check "id 1 was on sib0 (the port that flapped)" \
+	'grep -q " connected id=1 .* dev=sib0 " "$PLOG"'
+kept_checks "fail-fast, failover inside a ${flap:-?} ms flap of the active link"
+check "fail-fast, failover inside a flap: no CM event at all" \
+	'[ "$(count " cm_event ")" = 0 ]'
+stop
+[ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 4: a failover while the client holds a resolved route ---------
 seq=$((seq + 1))
 port=$((7480 + seq))
 PLOG=/tmp/pp$seq.log
@@ -198,7 +276,7 @@ fi
 kill "$PID" 2>/dev/null
 wait "$PID"
 
-# -- phase 4: a fail-fast listener bound to bond0's address ---------------
+# -- phase 5: a fail-fast listener bound to bond0's address ---------------
 barrier "ib0-$((seq + 1))"
 bond_activate ib0
 sleep 1
@@ -252,7 +330,7 @@ wait_ping "$PEER_IP" 60
 barrier "roce-ready" 120
 log "bond0 over eth0/eth1, fail_over_mac $(cat /sys/class/net/bond0/bonding/fail_over_mac), rxe0/rxe1 on the slaves"
 
-# -- phase 5: a neighbour update under a healthy fail-fast connection -----
+# -- phase 6: a neighbour update under a healthy fail-fast connection -----
 start notify 0.0.0.0 fail-fast
 echo >$T/trace
 T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
@@ -291,7 +369,7 @@ check "fail-fast, neighbour update: no CM event at all" \
 stop
 [ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
 
-# -- phase 6: release of the active slave ---------------------------------
+# -- phase 7: release of the active slave ---------------------------------
 # (the notify client too waits for the CM's event after its QP flushes:
 # else a flush that comes first ends id 1 before the queued ADDR_CHANGE
 # is read, seen under load: the decision traced 28 ms after the release,

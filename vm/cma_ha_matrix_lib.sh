@@ -281,12 +281,14 @@ mx_klog() {
 #         its port is not N's; a port on the bond is never misaligned
 #   dead  IB: the ID's port is not ACTIVE; RoCE per slave: misaligned (its
 #         GID leaves the port) or its port is down; on the bond: N is down
+#   held  IB: dead only because the ID's port went down less than
+#         MX_HOLDOFF_MS ago: the port event judges it (fail-fast)
 # then per mode ("Modes", "Actions", "Path status"):
 #   notify     mac: ADDR_CHANGE 0
 #   ignore     nothing
 #   align,     mis: ADDR_CHANGE STATUS, DISCONNECTED -ENETUNREACH (rxe has
 #   migrate    no alternate path: migrate falls back to align)
-#   fail-fast  dead: ADDR_CHANGE STATUS, DISCONNECTED -ENETDOWN
+#   fail-fast  dead, not held: ADDR_CHANGE STATUS, DISCONNECTED -ENETDOWN
 #   report     ADDR_CHANGE STATUS when STATUS is not the last reported
 # STATUS: 3 dead, 2 misaligned, 1 aligned.  A port event (judged
 # MX_HOLDOFF_MS after the port went down, on the port's state then):
@@ -332,6 +334,21 @@ function port_err(p,   k, d, u) {
 	if (u != "" && u - d <= holdoff + 4 * edge)
 		return "edge"
 	return "dead"
+}
+# held(p, t): port p went down less than the hold-off before t and is not
+# up again: the port event is still to be judged, so a failover at t
+# leaves fail-fast to it
+function held(p, t,   k, d) {
+	d = ""
+	for (k = 1; k <= nf; k++) {
+		if (fp[k] != p || ft[k] > t)
+			continue
+		if (fw[k] == "down")
+			d = ft[k]
+		else if (fw[k] == "up")
+			d = ""
+	}
+	return d != "" && t - d < holdoff
 }
 function add(e) { ev = ev (ev == "" ? "" : ",") e }
 function judge_pe() {
@@ -388,9 +405,10 @@ FNR == NR {
 		n = fp[k]; end = n
 		if (cp != "" && torn == "") {
 			mac = (kind == "ib" || fom == "active") && n != cp
-			mis = 0; dead = 0
+			mis = 0; dead = 0; hold = 0
 			if (kind == "ib") {
 				mis = n != cp; st = port_at(cp, ft[k])
+				hold = st == "down" && held(cp, ft[k])
 			} else if (kind == "roce") {
 				mis = n != cp; dead = mis
 				st = mis ? "up" : port_at(cp, ft[k])
@@ -408,7 +426,7 @@ FNR == NR {
 			} else if ((mode == "align" || mode == "migrate") && mis) {
 				act = "disconnect"
 				e = "ADDR_CHANGE/" status ",DISCONNECTED/-" ENETUNREACH
-			} else if (mode == "fail-fast" && dead) {
+			} else if (mode == "fail-fast" && dead && !hold) {
 				act = "disconnect"
 				e = "ADDR_CHANGE/" status ",DISCONNECTED/-" ENETDOWN
 			} else if (mode == "report" && status != rep) {

@@ -302,7 +302,13 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 		/* A listener follows the bond: extending it tears nothing down */
 		if (state == CMA_HA_ID_LISTENING)
 			return cma_ha_align(event, state, path);
-		if (!(path & CMA_HA_PATH_DEAD))
+		/*
+		 * Dead only by a port that went down within the hold-off:
+		 * the port event judges it when the hold-off is over, as it
+		 * judges a flap with no failover in it
+		 */
+		if (!(path & CMA_HA_PATH_DEAD) ||
+		    (path & CMA_HA_PATH_PORT_HELD))
 			return CMA_HA_ACT_NONE;
 		return cma_ha_teardown(event, state);
 	case RDMA_CM_HA_MODE_MIGRATE:
@@ -749,8 +755,6 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		struct list_head *iter;
 		union ib_gid sgid;
 
-		if (cma_ha_port_down(device, port))
-			path |= CMA_HA_PATH_DEAD;
 		rdma_addr_get_sgid(dev_addr, &sgid);
 		if (bond->addr_len == INFINIBAND_ALEN &&
 		    memcmp(bond->dev_addr + 4, &sgid, sizeof(sgid)))
@@ -758,6 +762,11 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		netdev_for_each_lower_dev(bond, ldev, iter)
 			if (cma_ha_ib_slave_out(ldev, &sgid))
 				path |= CMA_HA_PATH_DEAD;
+		/* A port-down still in its hold-off is the port work's to judge */
+		if (!(path & CMA_HA_PATH_DEAD) && cma_ha_port_down(device, port))
+			path |= CMA_HA_PATH_DEAD |
+				(cma_ha_port_held(id_priv) ?
+				 CMA_HA_PATH_PORT_HELD : 0);
 	} else if (rdma_protocol_roce(device, port)) {
 		port_ndev = ib_device_get_netdev(device, port);
 		if (port_ndev == bond ||

@@ -46,6 +46,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define P_MIS		CMA_HA_PATH_MISALIGNED
 #define P_DEAD		CMA_HA_PATH_DEAD
 #define P_APM		CMA_HA_PATH_CAN_MIGRATE
+#define P_HELD		CMA_HA_PATH_PORT_HELD
 
 static const char * const event_names[] = {
 	[EV_FAILOVER] = "failover", [EV_PORT_ERR] = "port-err",
@@ -120,6 +121,12 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_FAIL_FAST, EV_FAILOVER, CONNECTED, P_MAC | P_MIS, NONE),
 	C(HA_FAIL_FAST, EV_FAILOVER, CONNECTED, P_MIS | P_DEAD, DISCONNECT),
 	C(HA_FAIL_FAST, EV_FAILOVER, CONNECTED, P_DEAD, DISCONNECT),
+	/* a failover inside a flap of the ID's port: the port event judges */
+	C(HA_FAIL_FAST, EV_FAILOVER, CONNECTED, P_MIS | P_DEAD | P_HELD, NONE),
+	C(HA_FAIL_FAST, EV_FAILOVER, CONNECTING, P_MIS | P_DEAD | P_HELD, NONE),
+	C(HA_FAIL_FAST, EV_FAILOVER, LISTENING, P_MIS | P_DEAD | P_HELD, RELISTEN),
+	C(HA_ALIGN, EV_FAILOVER, CONNECTED, P_MIS | P_DEAD | P_HELD, DISCONNECT),
+	C(HA_REPORT, EV_FAILOVER, CONNECTED, P_MIS | P_DEAD | P_HELD, REPORT),
 	C(HA_FAIL_FAST, EV_PORT_ERR, CONNECTED, P_DEAD, DISCONNECT),
 	C(HA_FAIL_FAST, EV_PORT_ERR, CONNECTING, P_DEAD, FAIL_CONNECT),
 	C(HA_FAIL_FAST, EV_PORT_ERR, RESOLVED, P_DEAD, FAIL_CONNECT),
@@ -305,6 +312,8 @@ static void cma_ha_status_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MIS | P_MAC), ST_MIS);
 	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_DEAD), ST_DEAD);
 	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MIS | P_DEAD), ST_DEAD);
+	/* held for fail-fast, dead to every other mode */
+	KUNIT_EXPECT_EQ(test, cma_ha_path_status(P_MIS | P_DEAD | P_HELD), ST_DEAD);
 
 	for (path = 0; path < 16; path++) {
 		KUNIT_EXPECT_EQ(test, cma_ha_addr_change_status(HA_NOTIFY, path),
