@@ -4,8 +4,9 @@
 #
 # Smoke test of the test machine: rxe on eth0 with a local address, rping
 # client and server in the same guest over it.  Passes when rping does,
-# the soft IB knob rxe_ib_lost_naks refuses this RoCE device, and
-# rxe_ib_rnr refuses bad lines.
+# the device's hw counters lack the soft IB ones, the soft IB knob
+# rxe_ib_lost_naks refuses this RoCE device, and rxe_ib_rnr refuses bad
+# lines.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma rping ibv_devinfo
@@ -29,6 +30,10 @@ sed 's/^/server: /' /tmp/rping-server.log | tail -n 5
 n=$(grep -c 'ping data' /tmp/rping-client.log)
 [ "$n" -ge 10 ] || fail "rping client printed $n of 10 pings"
 log "rping: $n pings, client and server exited 0"
+# rxe's hw counters of a RoCE device: rdma_recvs last, no soft IB counter
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+[ -f $hw/rdma_recvs ] || fail "no $hw/rdma_recvs"
+[ ! -e $hw/ib_port_state_drops ] || fail "RoCE rxe0 has the soft IB counter ib_port_state_drops"
 # the soft IB knob that loses NAKs refuses a RoCE device: its packets do
 # not go through the soft IB port's send path
 naks=/sys/kernel/debug/rxe_ib_lost_naks

@@ -10,6 +10,12 @@
 #    physical state LinkUp), IPoIB has no carrier, and a SubnSet(PortInfo)
 #    that asks an INIT port for ACTIVE (sib_probe smp --port-state 4, not
 #    armed first) is refused (status 0x001c), the port stays INIT;
+#  - a port in INIT carries SMPs only, an ARMED one receives data but
+#    sends SMPs only (IBA 7.2): a's UD sends to a UD QP of b are not sent
+#    (a's PortXmitDiscards grow by them), frames with a good ICRC sent raw
+#    from a's eth0 are not taken by b in INIT (b's ib_port_state_drops
+#    grow), b's QP receives them once b armed its port (SubnSet(PortInfo)
+#    ARMED from b itself), and b's own UD sends, ARMED, are not sent;
 #  - opensm binds (SMI, SA, PerfMgt, CC classes, IsSM) and becomes MASTER;
 #  - sminfo from a finds it MASTER, at a's LID and port GUID;
 #  - it swept the subnet through the SMAs: b's SM LID is a's LID (its
@@ -35,7 +41,7 @@
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma sminfo ibnetdiscover saquery opensm
+need_cmd rdma sminfo ibnetdiscover saquery opensm sib_probe
 PORT=/sys/class/infiniband/sib0/ports/1
 IB_IP=198.18.10.$ROLE_NUM
 PEER_IB=198.18.10.$PEER_NUM
@@ -132,6 +138,68 @@ grep -q INIT $PORT/state || bad "port state $(cat $PORT/state) after a refused S
 nap 2
 [ "$(cat /sys/class/net/ib0/carrier)" = 0 ] ||
 	bad "ib0 has carrier on a port in INIT"
+
+# ---- INIT and ARMED: SMPs only, and data received when ARMED --------------
+QKEY=0x1234
+# cnt FILE: a counter of the port (ports/1/counters or hw_counters)
+cnt() { cat "$PORT/$1" 2>/dev/null || echo none; }
+# recvd: the datagrams b's UD QP received so far
+recvd() { grep -c '^recv' /tmp/udr.log; }
+# raw_to_b COUNT: frames with a good ICRC from a's eth0 to b's UD QP
+raw_to_b() {
+	sib_probe raw-send --ifname eth0 --dst-mac "$PEER_MAC" --dlid "$PEER_LID" \
+		--slid "$LID" --dqpn "$PEER_QPN" --qkey $QKEY --good-icrc \
+		--count "$1" || bad "raw-send failed"
+}
+if [ "$ROLE" = b ]; then
+	sib_probe ud-recv --dev sib0 --qkey $QKEY --count 16 --timeout 60 \
+		>/tmp/udr.log 2>&1 &
+	wait_for 10 grep -q '^qpn' /tmp/udr.log || bad "b's UD QP: $(cat /tmp/udr.log)"
+fi
+peer_exchange udqp "$(sed -n 's/^qpn //p' /tmp/udr.log 2>/dev/null) $(cat /sys/class/net/eth0/address)"
+set -- $PEER_DATA
+PEER_QPN=$1 PEER_MAC=$2
+s0=$(cnt hw_counters/ib_port_state_drops)
+barrier udqp
+if [ "$ROLE" = a ]; then
+	d0=$(cnt counters/port_xmit_discards)
+	sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn "$PEER_QPN" \
+		--qp-qkey $QKEY --wr-qkey $QKEY --count 3 || bad "ud-send failed"
+	d1=$(cnt counters/port_xmit_discards)
+	log "INIT: 3 UD sends, a's port_xmit_discards $d0 -> $d1"
+	[ "$d0" != none ] && [ "$d1" != none ] && [ $((d1 - d0)) -ge 3 ] ||
+		bad "a in INIT sent UD data: port_xmit_discards $d0 -> $d1, expected 3 more"
+	raw_to_b 2
+fi
+barrier init-sent
+if [ "$ROLE" = b ]; then
+	nap 1
+	s1=$(cnt hw_counters/ib_port_state_drops)
+	log "INIT: b's UD QP received $(recvd), ib_port_state_drops $s0 -> $s1"
+	[ "$(recvd)" = 0 ] ||
+		bad "b in INIT received $(recvd) data packet(s): $(grep '^recv' /tmp/udr.log | tr '\n' ' ')"
+	[ "$s0" != none ] && [ "$s1" != none ] && [ $((s1 - s0)) -ge 2 ] ||
+		bad "b in INIT: ib_port_state_drops $s0 -> $s1, expected 2 more for a's raw frames"
+	# b arms its own port: INIT -> ARMED is a step an SM takes
+	port_state 0 3 0x0000
+	grep -q ARMED $PORT/state || bad "port state $(cat $PORT/state) after Set(ARMED)"
+fi
+barrier armed
+[ "$ROLE" = a ] && raw_to_b 2
+barrier armed-sent
+if [ "$ROLE" = b ]; then
+	wait_for 5 sh -c '[ "$(grep -c "^recv" /tmp/udr.log)" -ge 2 ]'
+	log "ARMED: b's UD QP received $(recvd) of a's 2 raw frames"
+	[ "$(recvd)" = 2 ] || bad "b ARMED received $(recvd) data packet(s), expected a's 2"
+	d0=$(cnt counters/port_xmit_discards)
+	sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn 1234 \
+		--qp-qkey $QKEY --wr-qkey $QKEY --count 3 || bad "ud-send failed"
+	d1=$(cnt counters/port_xmit_discards)
+	log "ARMED: 3 UD sends, b's port_xmit_discards $d0 -> $d1"
+	[ "$d0" != none ] && [ "$d1" != none ] && [ $((d1 - d0)) -ge 3 ] ||
+		bad "b ARMED sent UD data: port_xmit_discards $d0 -> $d1, expected 3 more"
+	grep -q ARMED $PORT/state || bad "port state $(cat $PORT/state), not ARMED"
+fi
 barrier init
 
 if [ "$ROLE" = a ]; then

@@ -21,11 +21,15 @@
 #    violation; once b's entry is 0x8003 (full) they can;
 #  - a's 0x8001 removed (entry emptied): a's ib0.8001 loses carrier; put
 #    back: it comes up again and pings;
+#  - a PathRecord that selects no P_Key (saquery --sgid-to-dgid) gets a
+#    P_Key a's port holds: 0xffff, and 0x8001 once a's entry 0 is 0x8001
+#    instead of the default P_Key, as a subnet manager answers with a
+#    P_Key both ports share;
 #  - no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma smpquery
+need_cmd rdma smpquery saquery
 KNOB=/sys/kernel/debug/rxe_ib_pkey
 PORT=/sys/class/infiniband/sib0/ports/1
 SMP="smpquery -C sib0 -P 1 -t 1000"
@@ -190,6 +194,30 @@ if [ "$ROLE" = a ]; then
 	reach 198.18.81.2 && log "ib0.8001 back with its P_Key"
 fi
 barrier removed 120
+
+# ---- a PathRecord that selects no P_Key --------------------------------------
+peer_exchange gid "$(cat $PORT/gids/0)"
+PEER_GID=$PEER_DATA
+# pr_pkey: the P_Key of the PathRecord to the peer's GID, lower case
+pr_pkey() {
+	saquery -C sib0 -P 1 --sgid-to-dgid "$(cat $PORT/gids/0)-$PEER_GID" \
+		>/tmp/pr.log 2>&1 || { echo "error: $(tail -n 1 /tmp/pr.log)"; return; }
+	sed -n 's/^[[:space:]]*pkey\.*//p' /tmp/pr.log | head -n 1 | tr A-FX a-fx
+}
+if [ "$ROLE" = a ]; then
+	p=$(pr_pkey)
+	log "PathRecord selecting no P_Key: P_Key $p"
+	[ "$p" = 0xffff ] || bad "PathRecord selecting no P_Key: P_Key '$p', expected 0xffff"
+	# the port leaves the default partition: entry 0 holds 0x8001
+	pkey_set 0 0x8001
+	nap 1
+	p=$(pr_pkey)
+	log "PathRecord selecting no P_Key, entry 0 0x8001: P_Key $p"
+	[ "$p" = 0x8001 ] ||
+		bad "PathRecord selecting no P_Key from a port without 0xffff: P_Key '$p', expected 0x8001"
+	pkey_set 0 0xffff
+fi
+barrier pathrecord 60
 
 if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|lockdep|possible recursive'; then
 	bad "kernel warnings (above)"

@@ -19,11 +19,16 @@
 #    a's counters: the GSI Q_Key is controlled, so its Sets carry its own
 #    QP's Q_Key and QP1 drops them; the same Sets sent by root from a QP
 #    with the GSI Q_Key do reset them (the probe's MADs are good);
+#  - receive errors: frames sent raw from a's eth0 to b with a bad ICRC
+#    count in b's PortRcvErrors, also those whose P_Key b does not have
+#    (a corrupted packet is an ICRC error, not a P_Key violation); one
+#    with a good ICRC and such a P_Key counts in b's P_KeyViolations
+#    (PortInfo) and not in PortRcvErrors;
 #  - a PortCounters for port 2 gets an error, no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma perfquery sib_probe
+need_cmd rdma perfquery smpquery sib_probe
 PORT=/sys/class/infiniband/sib0/ports/1
 CNT=$PORT/counters
 IB_IP=198.18.10.$ROLE_NUM
@@ -85,6 +90,38 @@ if $PQ "$PEER_LID" 2 >/tmp/pc_port2.log 2>&1; then
 	bad "perfquery of port 2 succeeded: $(tr '\n' ' ' </tmp/pc_port2.log)"
 fi
 barrier queried
+
+# ---- receive errors: the ICRC before the P_Key -----------------------------
+# violations: the P_KeyViolations of the own port (PortInfo, by DR 0)
+violations() {
+	smpquery -C sib0 -P 1 -t 1000 -D portinfo 0 2>/dev/null |
+		sed -n 's/^PkeyViolations:\.*//p'
+}
+# raw_to_peer ARGS...: soft IB frames from eth0 to the peer's QP1
+raw_to_peer() {
+	sib_probe raw-send --ifname eth0 --dst-mac "$PEER_MAC" --dlid "$PEER_LID" \
+		--slid "$LID" "$@" || bad "raw-send $* failed"
+}
+peer_exchange mac "$(cat /sys/class/net/eth0/address)"
+PEER_MAC=$PEER_DATA
+e0=$(cnt port_rcv_errors) v0=$(violations)
+barrier errors-start
+if [ "$ROLE" = a ]; then
+	raw_to_peer --count 3
+	raw_to_peer --count 2 --pkey 0x1234
+	raw_to_peer --good-icrc --pkey 0x1234
+fi
+barrier errors-sent
+if [ "$ROLE" = b ]; then
+	nap 1
+	e1=$(cnt port_rcv_errors) v1=$(violations)
+	log "5 frames with a bad ICRC (2 of them with P_Key 0x1234), 1 good with P_Key 0x1234: port_rcv_errors $e0 -> $e1, P_KeyViolations $v0 -> $v1"
+	[ -n "$e0" ] && [ -n "$e1" ] && [ $((e1 - e0)) = 5 ] ||
+		bad "port_rcv_errors $e0 -> $e1 for 5 frames with a bad ICRC, expected 5 more"
+	[ -n "$v0" ] && [ -n "$v1" ] && [ $((v1 - v0)) = 1 ] ||
+		bad "P_KeyViolations $v0 -> $v1 for 1 good frame of a foreign P_Key (and 2 corrupted ones), expected 1 more"
+fi
+barrier errors-checked
 
 # ---- traffic: 40 pings of 1000 bytes from a to b ---------------------------
 N=40

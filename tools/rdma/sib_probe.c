@@ -41,8 +41,11 @@
  *      0 when it completed with a retry exceeded error within S (15) s.
  *
  *  sib_probe raw-send --ifname I --dst-mac M --dlid L --slid S
- *      (root) one soft IB frame on I: LRH L <- S, a UD SEND to QPN 1,
- *      with a wrong ICRC.
+ *                     [--dqpn N] [--qkey Q] [--pkey P] [--good-icrc]
+ *                     [--count C]
+ *      (root) C (1) soft IB frames on I: LRH L <- S, a UD SEND of no
+ *      payload to QPN N (1) with Q_Key Q (the GSI Q_Key) and P_Key P
+ *      (0xffff), with a wrong ICRC, or the right one with --good-icrc.
  *  sib_probe sniff --ifname I --dlid L [--slid S] [--dqpn N] [--timeout T]
  *      (root) prints "dst MAC" of the first soft IB frame on I to LID L
  *      (from LID S, to destination QPN N), "dst none" if none comes in T
@@ -806,15 +809,53 @@ static int raw_socket(const char *ifname, struct sockaddr_ll *sll)
 	return fd;
 }
 
+/* the CRC-32 of IEEE 802.3, which the ICRC is (IBA 7.8.1) */
+static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+{
+	uint32_t crc = 0xffffffff;
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = crc >> 1 ^ (0xedb88320 & -(crc & 1));
+	}
+	return ~crc;
+}
+
+/*
+ * The ICRC of a packet of @len bytes from its LRH, without a GRH: over
+ * the packet with the variant fields (VL, BTH resv8a) all ones, stored
+ * least significant byte first, as rxe computes it.
+ */
+static void raw_icrc(const uint8_t *pkt, size_t len, uint8_t *icrc)
+{
+	uint8_t m[64];
+	uint32_t crc;
+
+	memcpy(m, pkt, len);
+	m[0] |= 0xf0;		/* VL */
+	m[8 + 4] = 0xff;	/* BTH resv8a */
+	crc = crc32_ieee(m, len);
+	icrc[0] = crc;
+	icrc[1] = crc >> 8;
+	icrc[2] = crc >> 16;
+	icrc[3] = crc >> 24;
+}
+
 static int do_raw(int argc, char **argv, bool send)
 {
 	static const struct option lopts[] = {
 		{ "ifname", 1, NULL, 'i' }, { "dst-mac", 1, NULL, 'm' },
 		{ "dlid", 1, NULL, 'l' }, { "slid", 1, NULL, 's' },
-		{ "timeout", 1, NULL, 't' }, { "dqpn", 1, NULL, 'q' }, { }
+		{ "timeout", 1, NULL, 't' }, { "dqpn", 1, NULL, 'q' },
+		{ "qkey", 1, NULL, 'k' }, { "pkey", 1, NULL, 'P' },
+		{ "good-icrc", 0, NULL, 'g' }, { "count", 1, NULL, 'n' }, { }
 	};
 	const char *ifname = NULL, *mac = NULL;
-	unsigned int dlid = 0, slid = 0, timeout = 10;
+	unsigned int dlid = 0, slid = 0, timeout = 10, count = 1, i;
+	uint32_t qkey = GSI_QKEY, pkey = 0xffff;
+	bool good_icrc = false;
 	long dqpn = -1;
 	struct sockaddr_ll sll;
 	uint8_t f[1600];
@@ -829,10 +870,14 @@ static int do_raw(int argc, char **argv, bool send)
 		case 's': slid = num(optarg); break;
 		case 't': timeout = num(optarg); break;
 		case 'q': dqpn = num(optarg); break;
+		case 'k': qkey = num(optarg); break;
+		case 'P': pkey = num(optarg); break;
+		case 'g': good_icrc = true; break;
+		case 'n': count = num(optarg); break;
 		default: return 2;
 		}
 	}
-	if (!ifname || !dlid || (send && (!mac || !slid)))
+	if (!ifname || !dlid || (send && (!mac || !slid)) || pkey > 0xffff)
 		return 2;
 	fd = raw_socket(ifname, &sll);
 	if (send) {
@@ -856,20 +901,26 @@ static int do_raw(int argc, char **argv, bool send)
 		put_be16(p + 2, dlid);
 		put_be16(p + 4, 8);	/* LRH + BTH + DETH + ICRC, in words */
 		put_be16(p + 6, slid);
-		/* BTH: UD SEND only, P_Key 0xffff, QPN 1 */
+		/* BTH: UD SEND only, P_Key P, QPN N (1) */
 		p[8] = 0x64;
-		put_be16(p + 10, 0xffff);
-		put_be32(p + 12, 1);
-		/* DETH: the GSI Q_Key, source QP 1 */
-		put_be32(p + 20, GSI_QKEY);
+		put_be16(p + 10, pkey);
+		put_be32(p + 12, dqpn >= 0 ? dqpn & 0xffffff : 1);
+		/* DETH: Q_Key Q (the GSI Q_Key), source QP 1 */
+		put_be32(p + 20, qkey);
 		put_be32(p + 24, 1);
-		put_be32(p + 28, 0xdeadbeef);	/* not the ICRC */
+		if (good_icrc)
+			raw_icrc(p, 28, p + 28);
+		else
+			put_be32(p + 28, 0xdeadbeef);	/* not the ICRC */
 		memcpy(sll.sll_addr, ea, 6);
 		sll.sll_halen = 6;
-		if (sendto(fd, f, 60, 0, (struct sockaddr *)&sll, sizeof(sll)) != 60)
-			die("sendto");
-		printf("raw-send: LID 0x%x -> 0x%x to %s, bad ICRC\n", slid,
-		       dlid, mac);
+		for (i = 0; i < count; i++)
+			if (sendto(fd, f, 60, 0, (struct sockaddr *)&sll,
+				   sizeof(sll)) != 60)
+				die("sendto");
+		printf("raw-send: %u to LID 0x%x <- 0x%x QPN %ld P_Key 0x%x via %s, %s ICRC\n",
+		       count, dlid, slid, dqpn >= 0 ? dqpn : 1, pkey, mac,
+		       good_icrc ? "good" : "bad");
 		return 0;
 	}
 	{

@@ -769,6 +769,40 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 }
 
 /**
+ * rxe_ib_xmit_ok() - whether a soft IB port in its state sends a packet
+ * @qp: the QP sending it
+ * @pkt: the packet, built for its port
+ *
+ * A port that is not ACTIVE sends SMPs only (IBA 7.2, rxe_sma.c); it
+ * discards the other packets, lost on the wire for their QPs, and counts
+ * them in PortXmitDiscards.  This holds for a packet looped back within
+ * the port too.
+ *
+ * Context: any.
+ * Return: true when the port sends the packet
+ */
+bool rxe_ib_xmit_ok(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	struct rxe_port *port = rxe_port(pkt->rxe, pkt->port_num);
+
+	if (likely(rxe_sma_port_carries(READ_ONCE(port->attr.state),
+					qp_type(qp) == IB_QPT_SMI, true)))
+		return true;
+
+	atomic64_inc(&rxe_ib_port(pkt->rxe, pkt->port_num)->counters[RXE_IB_CNT_XMIT_DISCARDS]);
+	return false;
+}
+
+/**
+ * rxe_ib_vl15_dropped() - count an SMP that QP0 had no receive buffer for
+ * @pkt: the SMP, received on its port
+ */
+void rxe_ib_vl15_dropped(struct rxe_pkt_info *pkt)
+{
+	atomic64_inc(&rxe_ib_port(pkt->rxe, pkt->port_num)->counters[RXE_IB_CNT_VL15_DROPPED]);
+}
+
+/**
  * rxe_ib_icrc_pshdr() - the LRH and GRH of a packet with the variant fields
  *			 masked, as the ICRC covers them (IBA 7.8.1)
  * @skb: the packet, network header at the LRH
@@ -962,8 +996,10 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 		u32 ver;
 
 		hdr_len += sizeof(*grh);
-		if (len < hdr_len + RXE_BTH_BYTES + RXE_ICRC_SIZE)
+		if (len < hdr_len + RXE_BTH_BYTES + RXE_ICRC_SIZE) {
+			atomic64_inc(&ib->counters[RXE_IB_CNT_RCV_ERRORS]);
 			goto drop;
+		}
 		ver = be32_to_cpu(grh->version_tclass_flow) >>
 		      IB_GRH_VERSION_SHIFT;
 		if (ver != IB_GRH_VERSION || grh->next_hdr != IB_GRH_NEXT_HDR)
@@ -987,12 +1023,35 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	pkt->paylen = len - hdr_len;
 	skb_pull(skb, hdr_len);
 
+	/*
+	 * The ICRC first: a corrupted packet is a receive error, whatever its
+	 * headers say (PortRcvErrors), and rxe_rcv() does not check it again.
+	 * A packet whose opcode or length leaves no ICRC to check is
+	 * malformed, a receive error too.
+	 */
+	if (!rxe_ib_icrc_ok(skb, pkt)) {
+		atomic64_inc(&ib->counters[RXE_IB_CNT_RCV_ERRORS]);
+		goto drop;
+	}
+
 	/* a frame of this port's own LID: from another port, a collision */
 	if (slid == lid) {
-		if (!ether_addr_equal(eth_hdr(skb)->h_source, ndev->dev_addr) &&
-		    rxe_ib_icrc_ok(skb, pkt))
+		if (!ether_addr_equal(eth_hdr(skb)->h_source, ndev->dev_addr))
 			rxe_ib_lid_collision(rxe, port_num,
 					     eth_hdr(skb)->h_source);
+		goto drop;
+	}
+
+	/* VL15 carries SMPs to QP0 and nothing else: a malformed packet */
+	if (!rxe_sma_rcv_ok(pkt)) {
+		atomic64_inc(&ib->counters[RXE_IB_CNT_RCV_ERRORS]);
+		goto drop;
+	}
+
+	/* a port in INIT takes SMPs only, an ARMED one data too (IBA 7.2) */
+	if (!rxe_sma_port_carries(READ_ONCE(rxe_port(rxe, port_num)->attr.state),
+				  bth_qpn(pkt) == 0, false)) {
+		rxe_counter_inc(rxe, RXE_CNT_IB_STATE_DROPS);
 		goto drop;
 	}
 

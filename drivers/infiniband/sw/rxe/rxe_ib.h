@@ -111,9 +111,13 @@ struct rxe_ib_av {
  *	LID
  * @RXE_IB_CNT_MCAST_XMIT_PKTS: packets sent to a multicast LID
  * @RXE_IB_CNT_MCAST_RCV_PKTS: packets received for a multicast LID
- * @RXE_IB_CNT_RCV_ERRORS: frames received with a malformed LRH (LVer,
- *	packet length)
- * @RXE_IB_CNT_XMIT_DISCARDS: packets the netdevice did not take
+ * @RXE_IB_CNT_RCV_ERRORS: packets received with an error: a bad ICRC, or
+ *	malformed (LVer, a packet length too short for its headers or
+ *	opcode, an unknown opcode, VL15 other than to QP0)
+ * @RXE_IB_CNT_XMIT_DISCARDS: packets the port did not send: the netdevice
+ *	did not take them, or the port was not ACTIVE (IBA 7.2)
+ * @RXE_IB_CNT_VL15_DROPPED: SMPs received that QP0 had no receive buffer
+ *	for
  * @RXE_IB_CNT_LINK_DOWNED: times the port went down
  * @RXE_IB_NUM_COUNTERS: the number of counters
  *
@@ -131,6 +135,7 @@ enum rxe_ib_counter {
 	RXE_IB_CNT_MCAST_RCV_PKTS,
 	RXE_IB_CNT_RCV_ERRORS,
 	RXE_IB_CNT_XMIT_DISCARDS,
+	RXE_IB_CNT_VL15_DROPPED,
 	RXE_IB_CNT_LINK_DOWNED,
 	RXE_IB_NUM_COUNTERS
 };
@@ -240,6 +245,8 @@ struct sk_buff *rxe_ib_init_packet(struct rxe_dev *rxe, struct rxe_av *av,
 int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 		   struct sk_buff *skb);
 int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt);
+bool rxe_ib_xmit_ok(struct rxe_qp *qp, struct rxe_pkt_info *pkt);
+void rxe_ib_vl15_dropped(struct rxe_pkt_info *pkt);
 unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr);
 int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
 bool rxe_ib_rnr_inject(struct rxe_qp *qp);
@@ -262,6 +269,7 @@ bool rxe_pkey_match(u16 a, u16 b);
 int rxe_pkey_find(const u16 *tbl, unsigned int len, u16 pkey);
 u16 rxe_pkey_get(struct rxe_dev *rxe, u32 port_num, u16 index);
 u16 rxe_pkey_held(struct rxe_dev *rxe, u32 port_num, u16 pkey);
+u16 rxe_pkey_first(struct rxe_dev *rxe, u32 port_num);
 bool rxe_pkey_set(struct rxe_dev *rxe, u32 port_num, unsigned int first,
 		  const u16 *pkeys, unsigned int n);
 void rxe_pkey_init(struct rxe_dev *rxe, u32 port_num);
@@ -323,6 +331,13 @@ static inline int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 {
 	return -EOPNOTSUPP;
 }
+
+static inline bool rxe_ib_xmit_ok(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
+{
+	return true;
+}
+
+static inline void rxe_ib_vl15_dropped(struct rxe_pkt_info *pkt) {}
 
 static inline unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr)
 {

@@ -12,7 +12,9 @@
  * index of the work request; QP0: the default P_Key).  A packet is
  * received when its P_Key matches an entry of the port's table, and then,
  * except for QP0 and QP1, the entry of the receiving QP's P_Key index;
- * otherwise it is dropped and counted in the port's P_KeyViolations.
+ * otherwise it is dropped and counted in the port's P_KeyViolations.  A
+ * packet from the wire is checked against the port's table once its ICRC
+ * checked out; QP1 takes the entry that check found.
  *
  * rxe_pkey_match() and rxe_pkey_find() are the pure rules; they and the
  * table are tested by rxe_sma_kunit.c.
@@ -122,6 +124,28 @@ u16 rxe_pkey_held(struct rxe_dev *rxe, u32 port_num, u16 pkey)
 	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_pkey_held);
+
+/**
+ * rxe_pkey_first() - the first valid entry of a port's P_Key table
+ * @rxe: the device, soft IB
+ * @port_num: a valid port of @rxe
+ *
+ * Return: the P_Key, 0 when the table holds none
+ */
+u16 rxe_pkey_first(struct rxe_dev *rxe, u32 port_num)
+{
+	unsigned int i;
+	u16 pkey;
+
+	for (i = 0; i < RXE_IB_PKEY_TBL_LEN; i++) {
+		pkey = rxe_pkey_get(rxe, port_num, i);
+		if (rxe_pkey_valid(pkey))
+			return pkey;
+	}
+
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_pkey_first);
 
 /*
  * Raise IB_EVENT_PKEY_CHANGE on a registered device: ib_core refreshes
@@ -303,7 +327,10 @@ static void rxe_pkey_violation(struct rxe_dev *rxe, u32 port_num)
  * @pkt: the packet, its BTH in reach
  *
  * A packet whose P_Key matches no entry of the port's table is counted in
- * the port's P_KeyViolations; SMPs to QP0 are exempt (IBA 10.9.3).
+ * the port's P_KeyViolations; SMPs to QP0 are exempt (IBA 10.9.3).  The
+ * caller checked the packet's ICRC: a corrupted P_Key is a receive error,
+ * not a violation.  The index of the entry found becomes the packet's,
+ * which QP1 keeps (rxe_pkey_check()).
  *
  * Context: softirq.
  * Return: true when the packet may go on to its QP
@@ -311,10 +338,15 @@ static void rxe_pkey_violation(struct rxe_dev *rxe, u32 port_num)
 bool rxe_pkey_port_rcv_ok(struct rxe_pkt_info *pkt)
 {
 	struct rxe_ib_port *ib = rxe_ib_port(pkt->rxe, pkt->port_num);
+	int index = 0;
 
-	if (bth_qpn(pkt) == 0 ||
-	    rxe_pkey_find(ib->pkeys, RXE_IB_PKEY_TBL_LEN, bth_pkey(pkt)) >= 0)
+	if (bth_qpn(pkt) != 0)
+		index = rxe_pkey_find(ib->pkeys, RXE_IB_PKEY_TBL_LEN,
+				      bth_pkey(pkt));
+	if (index >= 0) {
+		pkt->pkey_index = index;
 		return true;
+	}
 
 	rxe_pkey_violation(pkt->rxe, pkt->port_num);
 	return false;
@@ -327,7 +359,10 @@ bool rxe_pkey_port_rcv_ok(struct rxe_pkt_info *pkt)
  *
  * QP0 takes any P_Key; QP1 a P_Key that matches an entry of the port's
  * table, whose index becomes the packet's; other QPs a P_Key that matches
- * the entry of their P_Key index.  The caller counts a violation.
+ * the entry of their P_Key index.  A packet from the wire passed the
+ * port's check (rxe_pkey_port_rcv_ok()), which found QP1's entry: only a
+ * packet looped back within the port is looked up here.  The caller
+ * counts a violation.
  *
  * Return: 0 or -EINVAL
  */
@@ -339,8 +374,11 @@ int rxe_pkey_check(struct rxe_pkt_info *pkt, struct rxe_qp *qp)
 
 	switch (qp_type(qp)) {
 	case IB_QPT_SMI:
+		pkt->pkey_index = 0;
 		return 0;
 	case IB_QPT_GSI:
+		if (!(pkt->mask & RXE_LOOPBACK_MASK))
+			return 0;
 		index = rxe_pkey_find(ib->pkeys, RXE_IB_PKEY_TBL_LEN, pkey);
 		if (index < 0)
 			return -EINVAL;

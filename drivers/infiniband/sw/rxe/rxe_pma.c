@@ -49,6 +49,7 @@ static const struct rxe_pma_sel rxe_pma_sel[] = {
 	{ IB_PMA_SEL_LINK_DOWNED, RXE_PMA_LINK_DOWNED },
 	{ IB_PMA_SEL_PORT_RCV_ERRORS, RXE_PMA_RCV_ERRORS },
 	{ IB_PMA_SEL_PORT_XMIT_DISCARDS, RXE_PMA_XMIT_DISCARDS },
+	{ IB_PMA_SEL_PORT_VL15_DROPPED, RXE_PMA_VL15_DROPPED },
 	{ IB_PMA_SEL_PORT_XMIT_DATA, RXE_PMA_XMIT_DATA },
 	{ IB_PMA_SEL_PORT_RCV_DATA, RXE_PMA_RCV_DATA },
 	{ IB_PMA_SEL_PORT_XMIT_PACKETS, RXE_PMA_XMIT_PKTS },
@@ -152,12 +153,19 @@ static int rxe_pma_port_counters(struct ib_pma_mad *pmp, u32 port_num,
 		p->counter_select = sel;
 	rxe_pma_values(pmp, sel, rxe_pma_sel, ARRAY_SIZE(rxe_pma_sel), val, v, reset);
 
-	/* the counters a soft port has; the others (symbol errors,
-	 * constraint errors, VL15 dropped, xmit wait, ...) stay 0
+	/*
+	 * The counters a soft port has.  The others stay 0, as nothing they
+	 * count can happen to it: symbol errors, link error recoveries,
+	 * local link integrity errors and buffer overruns are events of
+	 * physical lanes and link-level flow control, which a soft port does
+	 * not have (its netdevice's own errors never reach it); remote
+	 * physical and switch relay errors and constraint errors are about
+	 * switch ports; and it never waits for link credits (PortXmitWait).
 	 */
 	p->link_downed_counter = rxe_pma_sat8(v[RXE_PMA_LINK_DOWNED]);
 	p->port_rcv_errors = rxe_pma_sat16(v[RXE_PMA_RCV_ERRORS]);
 	p->port_xmit_discards = rxe_pma_sat16(v[RXE_PMA_XMIT_DISCARDS]);
+	p->vl15_dropped = rxe_pma_sat16(v[RXE_PMA_VL15_DROPPED]);
 	p->port_xmit_data = rxe_pma_sat32(v[RXE_PMA_XMIT_DATA]);
 	p->port_rcv_data = rxe_pma_sat32(v[RXE_PMA_RCV_DATA]);
 	p->port_xmit_packets = rxe_pma_sat32(v[RXE_PMA_XMIT_PKTS]);
@@ -268,6 +276,7 @@ static void rxe_pma_read_raw(struct rxe_dev *rxe, u32 port_num, u64 *raw)
 		[RXE_PMA_MCAST_RCV_PKTS] = RXE_IB_CNT_MCAST_RCV_PKTS,
 		[RXE_PMA_RCV_ERRORS] = RXE_IB_CNT_RCV_ERRORS,
 		[RXE_PMA_XMIT_DISCARDS] = RXE_IB_CNT_XMIT_DISCARDS,
+		[RXE_PMA_VL15_DROPPED] = RXE_IB_CNT_VL15_DROPPED,
 	};
 	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
 	int i;

@@ -174,6 +174,10 @@ static const struct rxe_pma_sat_case sat_cases[] = {
 	  PC(port_xmit_discards), 16, 0xffff },
 	{ "XmitDiscards 3", RXE_PMA_XMIT_DISCARDS, 3,
 	  PC(port_xmit_discards), 16, 3 },
+	{ "VL15Dropped 7", RXE_PMA_VL15_DROPPED, 7,
+	  PC(vl15_dropped), 16, 7 },
+	{ "VL15Dropped 0x10000 stops", RXE_PMA_VL15_DROPPED, 0x10000,
+	  PC(vl15_dropped), 16, 0xffff },
 	{ "LinkDowned 255", RXE_PMA_LINK_DOWNED, 255,
 	  PC(link_downed_counter), 8, 255 },
 	{ "LinkDowned 256 stops", RXE_PMA_LINK_DOWNED, 256,
@@ -328,7 +332,7 @@ static void rxe_pma_test_reset(struct kunit *test)
 			BIT(RXE_PMA_XMIT_DATA) | BIT(RXE_PMA_RCV_DATA) |
 			BIT(RXE_PMA_XMIT_PKTS) | BIT(RXE_PMA_RCV_PKTS) |
 			BIT(RXE_PMA_RCV_ERRORS) | BIT(RXE_PMA_XMIT_DISCARDS) |
-			BIT(RXE_PMA_LINK_DOWNED));
+			BIT(RXE_PMA_VL15_DROPPED) | BIT(RXE_PMA_LINK_DOWNED));
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&out.data[4], 0,
 					    sizeof(out.data) - 4));
 

@@ -115,6 +115,21 @@ static u16 rxe_sa_pkey_held(struct rxe_sa *sa, u16 pkey)
 }
 
 /*
+ * A P_Key of the port for a path whose request selects none: that of the
+ * default partition, else the first entry of the port's table, as a
+ * subnet manager answers with a P_Key both ends share (OpenSM: the first
+ * it finds); 0 when the port has no partition left.
+ */
+static u16 rxe_sa_pkey_any(struct rxe_sa *sa)
+{
+	u16 pkey = rxe_sa_pkey_held(sa, IB_DEFAULT_PKEY_FULL);
+
+	if (!pkey && sa->pkey_first)
+		pkey = sa->pkey_first(sa);
+	return pkey;
+}
+
+/*
  * The P_Key in an IPoIB MGID (RFC 4391: ffX2:401b:PKEY::/ffX2:601b:PKEY::),
  * 0 for another MGID.
  */
@@ -148,9 +163,8 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 		       struct rxe_sa_path_rec *rec)
 {
 	const struct rxe_sa_path_rec *q = (const void *)req->data;
-	u16 pkey = IB_DEFAULT_PKEY_FULL;
 	union ib_gid dgid;
-	u16 dlid;
+	u16 dlid, pkey;
 
 	if (rxe_sa_selected(req, IB_SA_PATH_REC_DGID))
 		memcpy(dgid.raw, q->dgid, sizeof(dgid.raw));
@@ -177,11 +191,12 @@ static int rxe_sa_path(struct rxe_sa *sa, const struct ib_sa_mad *req,
 		return -ENOENT;
 
 	/* a path in a partition the port is a member of */
-	if (rxe_sa_selected(req, IB_SA_PATH_REC_PKEY)) {
+	if (rxe_sa_selected(req, IB_SA_PATH_REC_PKEY))
 		pkey = rxe_sa_pkey_held(sa, be16_to_cpu(q->pkey));
-		if (!pkey)
-			return -ENOENT;
-	}
+	else
+		pkey = rxe_sa_pkey_any(sa);
+	if (!pkey)
+		return -ENOENT;
 	if (rxe_sa_selected(req, IB_SA_PATH_REC_SL) &&
 	    (be16_to_cpu(q->qos_sl) & 0xf) != RXE_IB_DEFAULT_SL)
 		return -ENOENT;
@@ -697,6 +712,8 @@ void rxe_sa_init(struct rxe_sa *sa, const struct rxe_sa_port *port)
 	sa->nmembers = 0;
 	sa->lid_to_gid = NULL;
 	sa->gid_to_lid = NULL;
+	sa->pkey_held = NULL;
+	sa->pkey_first = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sa_init);
 
@@ -820,6 +837,13 @@ static u16 rxe_sa_agent_pkey_held(struct rxe_sa *sa, u16 pkey)
 	return rxe_pkey_held(a->rxe, a->port_num, pkey);
 }
 
+static u16 rxe_sa_agent_pkey_first(struct rxe_sa *sa)
+{
+	struct rxe_sa_agent *a = container_of(sa, struct rxe_sa_agent, sa);
+
+	return rxe_pkey_first(a->rxe, a->port_num);
+}
+
 static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 				struct ib_mad_send_buf *send_buf,
 				struct ib_mad_recv_wc *recv_wc)
@@ -917,6 +941,7 @@ static int rxe_sa_add_agent(struct rxe_dev *rxe, u32 port_num,
 	a->sa.lid_to_gid = rxe_sa_agent_lid_to_gid;
 	a->sa.gid_to_lid = rxe_sa_agent_gid_to_lid;
 	a->sa.pkey_held = rxe_sa_agent_pkey_held;
+	a->sa.pkey_first = rxe_sa_agent_pkey_first;
 
 	set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
 	set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);

@@ -134,6 +134,9 @@ struct rxe_sa_group {
  * @pkey_held: optional; the entry of the port's P_Key table for the
  *	partition of a P_Key, 0 when the port is no member.  Without it the
  *	port is a full member of the default partition only.
+ * @pkey_first: optional; the first valid entry of the port's P_Key table,
+ *	0 when it has none.  A PathRecord that selects no P_Key gets the
+ *	default partition's entry, else this one.
  *
  * The functions taking a struct rxe_sa are called with the lock of the
  * owner held (the agent's mutex); they do not lock themselves.
@@ -149,6 +152,7 @@ struct rxe_sa {
 					      const union ib_gid *gid,
 					      u16 *lid);
 	u16			(*pkey_held)(struct rxe_sa *sa, u16 pkey);
+	u16			(*pkey_first)(struct rxe_sa *sa);
 };
 
 /**

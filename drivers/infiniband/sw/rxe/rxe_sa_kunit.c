@@ -711,6 +711,28 @@ static u16 sa_pkey_held(struct rxe_sa *sa, u16 pkey)
 	return 0;
 }
 
+/* a port's table of 0x8001 and 0x0002 only: it left the default partition */
+static u16 sa_pkey_held_nodefault(struct rxe_sa *sa, u16 pkey)
+{
+	return (pkey & 0x7fff) == 0x7fff ? 0 : sa_pkey_held(sa, pkey);
+}
+
+static u16 sa_pkey_first_nodefault(struct rxe_sa *sa)
+{
+	return 0x8001;
+}
+
+/* an empty table */
+static u16 sa_pkey_held_none(struct rxe_sa *sa, u16 pkey)
+{
+	return 0;
+}
+
+static u16 sa_pkey_first_none(struct rxe_sa *sa)
+{
+	return 0;
+}
+
 /* the IPoIB IPv4 broadcast group of partition @pkey */
 static union ib_gid pkey_bcast_mgid(u16 pkey)
 {
@@ -740,7 +762,10 @@ static u16 pkey_join(struct kunit *test, struct rxe_sa *sa, u16 pkey,
 	return resp_status(resp);
 }
 
-/* a PathRecord Get for the peer in partition @pkey: the response status */
+/*
+ * a PathRecord Get for the peer in partition @pkey (0: selecting none):
+ * the response status
+ */
 static u16 path_in_partition(struct kunit *test, struct rxe_sa *sa, u16 pkey,
 			     struct ib_sa_mad *req, struct ib_sa_mad *resp)
 {
@@ -748,7 +773,7 @@ static u16 path_in_partition(struct kunit *test, struct rxe_sa *sa, u16 pkey,
 	struct rxe_sa_reply reply;
 
 	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_PATH_REC,
-		 PR_BASE | IB_SA_PATH_REC_PKEY);
+		 PR_BASE | (pkey ? IB_SA_PATH_REC_PKEY : 0));
 	memcpy(q->dgid, peer_gid.raw, 16);
 	memcpy(q->sgid, own_gid.raw, 16);
 	q->rev_numb_path = 1;
@@ -827,6 +852,24 @@ static void rxe_sa_test_partitions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x8003, req, resp),
 			RXE_SA_STATUS_NO_RECORDS);
 	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0x8000, req, resp),
+			RXE_SA_STATUS_NO_RECORDS);
+	/* selecting none: the default partition */
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0, req, resp), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pr->pkey), 0xffff);
+	rxe_sa_cleanup(&sa);
+
+	/* a port that left the default partition: a P_Key it holds ... */
+	sa_setup(&sa);
+	sa.pkey_held = sa_pkey_held_nodefault;
+	sa.pkey_first = sa_pkey_first_nodefault;
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0, req, resp), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(pr->pkey), 0x8001);
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0xffff, req, resp),
+			RXE_SA_STATUS_NO_RECORDS);
+	/* ... and no path at all with an empty table */
+	sa.pkey_held = sa_pkey_held_none;
+	sa.pkey_first = sa_pkey_first_none;
+	KUNIT_EXPECT_EQ(test, path_in_partition(test, &sa, 0, req, resp),
 			RXE_SA_STATUS_NO_RECORDS);
 	rxe_sa_cleanup(&sa);
 }

@@ -318,6 +318,34 @@ VISIBLE_IF_KUNIT bool rxe_sma_state_ok(bool sm_managed, enum ib_port_state cur,
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_state_ok);
 
 /**
+ * rxe_sma_port_carries() - whether a port in a state carries a packet
+ * @state: the port's state
+ * @smp: the packet is an SMP (QP0, VL15)
+ * @xmit: the port is to send the packet, not receive it
+ *
+ * IBA 7.2: an ACTIVE port sends and receives every packet; an ARMED one
+ * receives data packets too but sends SMPs only, so that a subnet
+ * manager can activate the ports of a link one after the other; a port in
+ * INIT sends and receives SMPs only, and a DOWN port nothing.
+ *
+ * Return: true when the port carries the packet
+ */
+bool rxe_sma_port_carries(enum ib_port_state state, bool smp, bool xmit)
+{
+	switch (state) {
+	case IB_PORT_ACTIVE:
+		return true;
+	case IB_PORT_ARMED:
+		return smp || !xmit;
+	case IB_PORT_INIT:
+		return smp;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_port_carries);
+
+/**
  * rxe_sma_chk_port_info() - check a SubnSet(PortInfo) against what a soft
  *			     IB port can be set to
  * @rxe: the device

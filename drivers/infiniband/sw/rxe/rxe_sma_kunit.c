@@ -508,6 +508,48 @@ static void rxe_sma_test_state(struct kunit *test)
 			c->ok);
 }
 
+struct rxe_sma_carry_case {
+	const char *name;
+	enum ib_port_state state;
+	bool smp;
+	bool xmit;
+	bool ok;
+};
+
+/* IBA 7.2: what a port carries in each state */
+static const struct rxe_sma_carry_case carry_cases[] = {
+	{ "ACTIVE sends data", IB_PORT_ACTIVE, false, true, true },
+	{ "ACTIVE receives data", IB_PORT_ACTIVE, false, false, true },
+	{ "ACTIVE sends SMPs", IB_PORT_ACTIVE, true, true, true },
+	{ "ACTIVE receives SMPs", IB_PORT_ACTIVE, true, false, true },
+	{ "ARMED does not send data", IB_PORT_ARMED, false, true, false },
+	{ "ARMED receives data", IB_PORT_ARMED, false, false, true },
+	{ "ARMED sends SMPs", IB_PORT_ARMED, true, true, true },
+	{ "ARMED receives SMPs", IB_PORT_ARMED, true, false, true },
+	{ "INIT does not send data", IB_PORT_INIT, false, true, false },
+	{ "INIT does not receive data", IB_PORT_INIT, false, false, false },
+	{ "INIT sends SMPs", IB_PORT_INIT, true, true, true },
+	{ "INIT receives SMPs", IB_PORT_INIT, true, false, true },
+	{ "DOWN sends nothing", IB_PORT_DOWN, true, true, false },
+	{ "DOWN receives nothing", IB_PORT_DOWN, true, false, false },
+	{ "NOP carries nothing", IB_PORT_NOP, false, false, false },
+};
+
+static void carry_case_desc(const struct rxe_sma_carry_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(carry, carry_cases, carry_case_desc);
+
+static void rxe_sma_test_carries(struct kunit *test)
+{
+	const struct rxe_sma_carry_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rxe_sma_port_carries(c->state, c->smp, c->xmit),
+			c->ok);
+}
+
 static void edit_active(struct ib_port_info *pi)
 {
 	pi->linkspeed_portstate |= IB_PORT_ACTIVE;
@@ -792,6 +834,7 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_sm_info),
 	KUNIT_CASE(rxe_sma_test_random),
 	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
+	KUNIT_CASE_PARAM(rxe_sma_test_carries, carry_gen_params),
 	KUNIT_CASE(rxe_sma_test_set_state),
 	KUNIT_CASE_PARAM(rxe_sma_test_port_sel, port_sel_gen_params),
 	KUNIT_CASE(rxe_sma_test_two_ports),
