@@ -773,7 +773,7 @@ static u16 path_in_partition(struct kunit *test, struct rxe_sa *sa, u16 pkey,
 	struct rxe_sa_reply reply;
 
 	mad_init(req, IB_MGMT_METHOD_GET, RXE_SA_ATTR_PATH_REC,
-		 PR_BASE | (pkey ? IB_SA_PATH_REC_PKEY : 0));
+		 pkey ? PR_BASE : PR_BASE & ~IB_SA_PATH_REC_PKEY);
 	memcpy(q->dgid, peer_gid.raw, 16);
 	memcpy(q->sgid, own_gid.raw, 16);
 	q->rev_numb_path = 1;
