@@ -1228,7 +1228,7 @@ on_interrupt() {
 # interrupt_selftest: on_interrupt leaves none of the background's or
 # the lanes' processes, however deep, running.
 interrupt_selftest() (
-	local pids p alive=
+	local pids p st alive=
 	# (its own background only: not the real DKMS work beside it)
 	DKMS_PID=
 	# a build's shape: a shell, make, the compilers under it
@@ -1246,9 +1246,10 @@ interrupt_selftest() (
 	[ $? = 130 ] || { echo "on_interrupt did not end the check with 130"; exit 1; }
 	sleep 0.5
 	for p in $pids; do
-		# reaped, or a zombie of this shell waiting to be
-		if kill -0 "$p" 2>/dev/null &&
-		   [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ]; then
+		# reaped, or a zombie of this shell waiting to be, or gone
+		# between the two looks (seen under load: "9654()")
+		st=$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)
+		if kill -0 "$p" 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ]; then
 			alive="$alive $p($(ps -o comm= -p "$p"))"
 		fi
 	done
