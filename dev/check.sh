@@ -66,6 +66,7 @@ run_check() {
 	else
 		result "$name" FAIL "${t:+$t, }log: $log"
 		tail -n 40 "$log" | sed 's/^/    | /'
+		DIGEST+=("TEST $name: FAIL" "$(tail -n 12 "$log" | sed 's/^/  /')")
 		return 1
 	fi
 }
@@ -343,7 +344,7 @@ kdoc_compare() {
 # as "path: warning: ..." lines without line numbers, so that the stock
 # and the patched tree compare.  One make run per tree.
 tree_warnings() {
-	local tree=$1 kind=$2 src=$OUT/$1/src o objs=() args=(W=1)
+	local tree=$1 kind=$2 src=$OUT/$1/src o objs=() args=(W=1) out rc=0
 	shift 2
 	[ "$kind" = sparse ] && args=(C=2 CHECK=sparse)
 	for o in "$@"; do
@@ -355,12 +356,18 @@ tree_warnings() {
 	# every object depends on the objtool binary, so the next kernel
 	# build would compile everything again.  The objects themselves are
 	# compiled past ccache (CCACHE_DISABLE), so that the warnings are the
-	# compiler's own on the source (see CCACHE_NOCPP2 in lib.sh).
+	# compiler's own on the source (see CCACHE_NOCPP2 in lib.sh).  The
+	# whole output is kept ($LOGDIR/KIND-TREE.out): a make that failed
+	# (a checker that crashed, say) prints fewer warnings, which must not
+	# read as a tree with fewer warnings.
+	out=$LOGDIR/$kind-$tree.out
 	CCACHE_DISABLE=1 make -C "$src" O="$OUT/$tree/build-debug" ARCH=x86_64 \
-		CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "${args[@]}" "${objs[@]}" 2>&1 |
-		grep -E 'warning:|error:' |
+		CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "${args[@]}" "${objs[@]}" \
+		>"$out" 2>&1 || rc=$?
+	grep -E 'warning:|error:' "$out" |
 		sed -E -e "s|$src/||g" -e "s|\.\./src/||g" \
 			-e 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort
+	return "$rc"
 }
 
 # warn_checks sparse|W=1 OBJ...: one result per object, failing on a
@@ -370,7 +377,11 @@ warn_checks() {
 	local kind=$1 log new old extra rest o f stock_objs
 	shift
 	log=$LOGDIR/$kind.log
-	new=$(tree_warnings patched "$kind" "$@")
+	if ! new=$(tree_warnings patched "$kind" "$@"); then
+		result "$kind/patched" FAIL "make failed, log: $LOGDIR/$kind-patched.out"
+		tail -n 20 "$LOGDIR/$kind-patched.out" | sed 's/^/    | /'
+		return
+	fi
 	# The stock tree only matters where the patched tree warns: a
 	# warning in X.c comes from compiling X.o, one in a header from any
 	# object.  So compile in the stock tree the objects whose source
@@ -384,7 +395,11 @@ warn_checks() {
 		done
 	fi
 	old=
-	[ ${#stock_objs[@]} -eq 0 ] || old=$(tree_warnings stock "$kind" "${stock_objs[@]}")
+	if [ ${#stock_objs[@]} -gt 0 ] && ! old=$(tree_warnings stock "$kind" "${stock_objs[@]}"); then
+		result "$kind/stock" FAIL "make failed, log: $LOGDIR/$kind-stock.out"
+		tail -n 20 "$LOGDIR/$kind-stock.out" | sed 's/^/    | /'
+		return
+	fi
 	extra=$(comm -23 <(echo "$new") <(echo "$old") | sed '/^$/d')
 	printf 'patched:\n%s\nstock (%s):\n%s\n' "$new" "${stock_objs[*]:-nothing compiled}" "$old" >"$log"
 	rest=$extra
@@ -403,6 +418,45 @@ warn_checks() {
 		printf '%s\n' "$rest" | sed 's/^/    | /'
 	fi
 }
+
+# warn_selftest: a warning only the patched tree prints fails its object;
+# one both print does not; a make that failed in the stock tree (fewer
+# warnings, because the checker crashed) is a failure of its own, never a
+# "new" warning of the patched tree.
+warn_selftest() (
+	local d got
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	OUT=$d LOGDIR=$d/log PASSED=0 FAILED=0 SKIPPED=0 FAILED_NAMES=()
+	mkdir -p "$d/log" "$d/patched/src/drivers" "$d/stock/src/drivers"
+	touch "$d/patched/src/drivers/x.c" "$d/stock/src/drivers/x.c"
+	ccache_env() { :; }
+	# make: the tree's warnings from $d/TREE.warn, its status from $d/TREE.rc
+	make() {
+		local t=${2#"$d"/}
+		t=${t%%/*}
+		cat "$d/$t.warn"
+		return "$(cat "$d/$t.rc")"
+	}
+	echo "$d/patched/src/drivers/x.c:3:4: warning: new one" >"$d/patched.warn"
+	echo 0 >"$d/patched.rc" && : >"$d/stock.warn" && echo 0 >"$d/stock.rc"
+	got=$(warn_checks sparse drivers/x.o | grep '^TEST')
+	[ "$got" = "TEST sparse/drivers/x.o: FAIL (log: $d/log/sparse.log)" ] ||
+		{ echo "new warning: $got"; exit 1; }
+	cp "$d/patched.warn" "$d/stock.warn"
+	sed -i "s|/patched/|/stock/|" "$d/stock.warn"
+	got=$(warn_checks sparse drivers/x.o | grep '^TEST')
+	[ "$got" = "TEST sparse/drivers/x.o: PASS" ] || { echo "old warning: $got"; exit 1; }
+	: >"$d/stock.warn" && echo 2 >"$d/stock.rc"
+	got=$(warn_checks sparse drivers/x.o | grep '^TEST')
+	[ "$got" = "TEST sparse/stock: FAIL (make failed, log: $d/log/sparse-stock.out)" ] ||
+		{ echo "stock make failed: $got"; exit 1; }
+	echo 0 >"$d/stock.rc" && echo 2 >"$d/patched.rc"
+	got=$(warn_checks sparse drivers/x.o | grep '^TEST')
+	[ "$got" = "TEST sparse/patched: FAIL (make failed, log: $d/log/sparse-patched.out)" ] ||
+		{ echo "patched make failed: $got"; exit 1; }
+	echo "warnings: new ones fail their object, a failed make fails as such"
+)
 
 # ---- replacement modules (DKMS) -----------------------------------------
 
@@ -1163,18 +1217,31 @@ background_work() {
 }
 
 # record_background OUT: count the results background_work printed.
+# A failure's own lines (the "    | " lines after it) go to the digest
+# at the end of the output, which is what a CI log shows.
 record_background() {
-	local line name verdict
+	local line name verdict detail= n=0
 	cat "$1"
 	while IFS= read -r line; do
+		if [ -n "$detail" ]; then
+			case "$line" in
+			"    | "*)
+				[ "$n" -ge 12 ] || DIGEST+=("  ${line#    | }")
+				n=$((n + 1))
+				continue ;;
+			esac
+			detail=
+		fi
+		[[ "$line" =~ ^TEST\ [^\ ]+:\ [A-Z]+ ]] || continue
 		name=${line#TEST }; name=${name%%: *}
 		verdict=${line#TEST "$name": }; verdict=${verdict%% *}
 		case "$verdict" in
 		PASS) PASSED=$((PASSED + 1)) ;;
 		SKIP) SKIPPED=$((SKIPPED + 1)) ;;
-		*) FAILED=$((FAILED + 1)); FAILED_NAMES+=("$name") ;;
+		*) FAILED=$((FAILED + 1)); FAILED_NAMES+=("$name")
+		   DIGEST+=("$line"); detail=1 n=0 ;;
 		esac
-	done < <(grep -E '^TEST [^ ]+: [A-Z]+' "$1")
+	done <"$1"
 }
 
 # record_selftest: background results are counted like foreground ones,
@@ -1183,7 +1250,7 @@ record_selftest() (
 	local d
 	d=$(mktemp -d)
 	trap 'rm -rf "$d"' EXIT
-	PASSED=0 FAILED=0 SKIPPED=0 FAILED_NAMES=()
+	PASSED=0 FAILED=0 SKIPPED=0 FAILED_NAMES=() DIGEST=()
 	printf '%s\n' "TEST dkms/build: PASS" "TEST build/stock-debug: FAIL (log: x)" \
 		"    | TEST not/a-result: PASS" "TEST sparse/a.o: SKIP (not built)" \
 		"TEST W=1/a.o: PASS" >"$d/out"
@@ -1192,7 +1259,9 @@ record_selftest() (
 		{ echo "counted $PASSED passed, $FAILED failed, $SKIPPED skipped"; exit 1; }
 	[ "${FAILED_NAMES[*]}" = build/stock-debug ] ||
 		{ echo "failed names: ${FAILED_NAMES[*]}"; exit 1; }
-	echo "background results: counted as printed"
+	[ "${DIGEST[*]}" = "TEST build/stock-debug: FAIL (log: x)   TEST not/a-result: PASS" ] ||
+		{ echo "digest: ${DIGEST[*]}"; exit 1; }
+	echo "background results: counted as printed, a failure's lines kept for the end"
 )
 
 # ---- an interrupted check ----------------------------------------------
@@ -1263,6 +1332,7 @@ interrupt_selftest() (
 check_selftests() {
 	run_check check/verdict-cache verdict_selftest
 	run_check check/background-record record_selftest
+	run_check check/warnings warn_selftest
 	run_check check/boot-panic boot_panic_selftest
 	run_check check/lanes lanes_selftest
 	run_check check/load-slack load_slack_selftest
@@ -1447,7 +1517,7 @@ echo "check took $(( $(date +%s) - start )) s; logs in $LOGDIR"
 [ "$CACHED" -eq 0 ] ||
 	echo "$CACHED guest runs reused from earlier passes with identical inputs (FRESH=1 repeats them)"
 if [ ${#DIGEST[@]} -gt 0 ]; then
-	echo "---- why the guest runs failed ----"
+	echo "---- why the checks failed ----"
 	printf '%s\n' "${DIGEST[@]}" | sed '/^$/d; s/^/  /'
 fi
 [ ${#FAILED_NAMES[@]} -eq 0 ] || echo "failed: ${FAILED_NAMES[*]}"
