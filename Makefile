@@ -12,8 +12,8 @@ export OUT ?= $(CURDIR)/out
 # FRESH=1: repeat guest runs whose inputs passed before (see dev/check.sh)
 export RDMA_HA_FRESH = $(FRESH)
 # LANES=N: guest runs at once (default 2, see dev/check.sh)
-# KASAN=1: check, kunit and vmtest with the KASAN kernel too (CI's check;
-# see dev/check.sh, kasan_lane)
+# KASAN=1: check, kunit and vmtest with the KASAN kernel too (not CI's check:
+# README; see dev/check.sh, kasan_lane)
 export RDMA_HA_KASAN = $(KASAN)
 ifneq ($(LANES),)
 export RDMA_HA_LANES = $(LANES)
@@ -30,7 +30,7 @@ help:
 	@echo "make check       all tests; ends with 'N passed, N failed, N skipped'"
 	@echo "                 (FRESH=1: also repeat guest runs that passed with identical inputs;"
 	@echo "                  LANES=N: N guest runs at once, default 2;"
-	@echo "                  KASAN=1: with the KASAN kernel's KUnit boot and scenarios, as CI runs it)"
+	@echo "                  KASAN=1: with the KASAN kernel's KUnit boot and scenarios)"
 	@echo "make static      series, build and static checks only"
 	@echo "make kunit       KUnit suites in the patched debug kernel (KASAN=1: and the KASAN one)"
 	@echo "make vmtest T=x[,y]  QEMU scenarios (vm/x.sh); K=debian|patched|stock: one kernel"

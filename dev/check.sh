@@ -34,8 +34,7 @@ done
 SELFTESTS=$RDMA_HA_ROOT/vm
 LOGDIR=$OUT/check
 # The KASAN lane's default (see kasan_lane): off, for the cold check's
-# 45-minute budget (README); KASAN=1 or K=kasan asks for it, and CI's
-# check does (.ci/run).
+# 45-minute budget (README); KASAN=1 or K=kasan asks for it.
 KASAN_DEFAULT=0
 PASSED=0 FAILED=0 SKIPPED=0
 FAILED_NAMES=()
@@ -541,7 +540,7 @@ initrd() {
 }
 
 # kasan_lane: the guest runs and the KUnit boot of the KASAN kernel are on.
-# They are on KASAN=1 (CI's check: .ci/run) or K=kasan: the debug kernel
+# They are on KASAN=1 or K=kasan: the debug kernel
 # cannot see an out-of-bounds access or a use after free unless it
 # happens to corrupt a list or trip SLUB's poisoning.  A scenario that
 # names both patched and kasan
