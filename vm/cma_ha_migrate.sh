@@ -33,6 +33,11 @@
 #    DISCONNECTED status 0 within ACT_MAX_MS, and port 2's CM counters
 #    show the DREQ sent by b and received by a.  Once the IDs are gone,
 #    port 2's GID is still in its table on both guests.
+#  3 link 0 back, ib0 active again, link 1 cut, ib1 down and up: IPoIB
+#    lets its address handles on port 2 go, and port 2's GID is still in its table (a
+#    migration must leave ib_cm's two address vectors with references of
+#    their own: a reference put twice frees the GID here).  Then sib0 is
+#    deleted, with no refcount splat.
 # Left for later (README): fail-back and re-arming a new alternate path,
 # a kernel consumer, the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
@@ -159,10 +164,53 @@ fi
 sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
 # The connection's IDs are destroyed by now; the GID of port 2, which the
 # alternate path's address vectors referenced, is still in the port's
-# table.  (This did not fail on a kernel without the ib_cm reference fix
-# either: it guards against a freed GID, it does not prove that fix.)
+# table.
 check "port 2 still has its GID $GID2 ($(cat $P2/gids/0 2>&1))" \
 	'[ "$(cat $P2/gids/0 2>&1)" = "$GID2" ]'
-barrier done 120
+
+# -- phase 3: port 2's GID once nothing else holds it ---------------------
+# The address vectors ib_cm kept for the connection held references on
+# port 2's GID attribute.  A migration that makes the primary vector a
+# plain copy of the alternate one (cm_migrate() before "RDMA/cm: Give the
+# address vector a path migration copies its own references") puts that
+# attribute twice when the cm_id goes: the GID stays in the table only as
+# long as something else holds it.  Here IPoIB's address handles on ib1
+# do; with link 0 back and ib0 active again, link 1 cut and ib1 down and
+# up, IPoIB lets them go, and the GID must still be in port 2's table (a
+# lost reference frees it: the table shows the zero GID until the next
+# port event).
+seq=3
+barrier back0 120
 [ "$ROLE" = a ] && host_cmd both "set_link n0 on"
+wait_carrier eth0 1 30
+wait_for 30 grep -q ACTIVE $P1/state || fail "port 1 not ACTIVE after link 0 came back"
+wait_carrier ib0 1 30
+wait_for 10 grep -qx up /sys/class/net/ib0/bonding_slave/mii_status ||
+	fail "bond0 does not see ib0 up"
+bond_activate ib0
+wait_ping "$PEER_IP" 60
+barrier back1 120
+# Port 2 down (link 1 cut), then ib1 down and up: IPoIB leaves its
+# multicast groups, and with the port down it joins none again, so its
+# reaping work (once a second) destroys the old address handles and
+# nothing holds the GID but the table.  (With the port up, IPoIB's new
+# handles would hold it; once the port is back, the GID cache is filled
+# again on PORT_ACTIVE and a GID freed early comes back.)
+[ "$ROLE" = a ] && host_cmd both "set_link n1 off"
+wait_carrier eth1 0 30
+wait_for 30 grep -q DOWN $P2/state || fail "port 2 not DOWN with link 1 cut"
+ip link set ib1 down || fail "ib1 down"
+ip link set ib1 up || fail "ib1 up"
+sleep 3
+check "port 2 keeps its GID once IPoIB let it go ($(cat $P2/gids/0 2>&1))" \
+	'[ "$(cat $P2/gids/0 2>&1)" = "$GID2" ]'
+barrier back2 120
+[ "$ROLE" = a ] && host_cmd both "set_link n1 on"
+wait_carrier eth1 1 30
+wait_for 30 grep -q ACTIVE $P2/state || fail "port 2 not ACTIVE after link 1 came back"
+barrier done 120
+# Then the device goes, and with it the last references to its GIDs:
+# no refcount splat (the runner fails on any).
+check "rdma link delete sib0" 'rdma link delete sib0'
+check "sib0 is gone" '! rdma link show | grep -q "link sib0/"'
 finish
