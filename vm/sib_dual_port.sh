@@ -26,11 +26,14 @@
 #  5. an active-backup bond of ib0 and ib1 (the two ports of one device,
 #     as issue 20's RDMA CM migrate mode wants it): it pings, eth0's link
 #     cut again moves it to ib1 and it still pings.
+#  6. b makes sib0 again with no built-in SA: both ports wait in INIT;
+#     20 frames sent raw from a's eth1 to b's port 2 count in port 2's
+#     ib_port_state_drops, not in port 1's (the counter is the port's).
 # eth1 also carries plain IP for the barriers (its sib frames have their
 # own EtherType).
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma ibstat smpquery perfquery
+need_cmd rdma ibstat smpquery perfquery sib_probe
 P1=/sys/class/infiniband/sib0/ports/1
 P2=/sys/class/infiniband/sib0/ports/2
 IB0_IP=198.18.10.$ROLE_NUM
@@ -250,6 +253,47 @@ barrier bond-failed-over 120
 wait_for 30 ping -c1 -W1 "$PEER_BOND" || bad "no ping over the bond on ib1"
 barrier bond-done 120
 [ "$ROLE" = a ] && host_cmd both "set_link n0 on"
+wait_carrier eth0 1 30
+
+# 6. ib_port_state_drops per port: b makes sib0 again, both ports and no
+#    built-in SA, so both wait in INIT (no SM here); a, its IPoIB down,
+#    sends frames with a good ICRC raw from its eth1 to b's port 2: port
+#    2's counter grows by them, port 1's does not.
+ip link del bond0
+ip link set ib0 down
+ip link set ib1 down
+if [ "$ROLE" = b ]; then
+	rdma link delete sib0 || bad "rdma link delete sib0"
+	echo N >/sys/module/rdma_rxe/parameters/sib_builtin_sa ||
+		bad "no module parameter rdma_rxe.sib_builtin_sa"
+	for n in eth0 eth1; do
+		rdma link add sib0 type sib netdev $n || bad "rdma link add sib0 $n"
+	done
+	for p in $P1 $P2; do
+		wait_for 10 grep -q INIT $p/state || bad "$p not INIT: $(cat $p/state)"
+	done
+fi
+peer_exchange init "$(cat /sys/class/net/eth1/address) $(($(cat $P2/lid)))"
+set -- $PEER_DATA
+drops() { cat "$1/hw_counters/ib_port_state_drops" 2>/dev/null || echo none; }
+if [ "$ROLE" = b ]; then
+	s1=$(drops $P1) s2=$(drops $P2)
+	barrier init-counted 120
+	barrier init-sent 120
+	nap 1
+	t1=$(drops $P1) t2=$(drops $P2)
+	log "INIT: ib_port_state_drops port 1 $s1 -> $t1, port 2 $s2 -> $t2 (a sent 20 to port 2)"
+	[ "$s2" != none ] && [ "$t2" != none ] && [ $((t2 - s2)) -ge 20 ] ||
+		bad "port 2 in INIT: ib_port_state_drops $s2 -> $t2, expected 20 more"
+	[ "$s1" != none ] && [ "$t1" != none ] && [ $((t1 - s1)) -lt 20 ] ||
+		bad "port 1 counted port 2's drops: ib_port_state_drops $s1 -> $t1"
+else
+	barrier init-counted 120
+	sib_probe raw-send --ifname eth1 --dst-mac "$1" --dlid "$2" \
+		--slid "$(($(cat $P2/lid)))" --dqpn 0x123 --qkey 0x11111111 \
+		--good-icrc --count 20 || bad "raw-send failed"
+	barrier init-sent 120
+fi
 barrier done 120
 
 # (not "lockdep": the boot says "RCU lockdep checking is enabled")

@@ -1051,7 +1051,7 @@ static int rxe_ib_rcv(struct sk_buff *skb, struct net_device *ndev,
 	/* a port in INIT takes SMPs only, an ARMED one data too (IBA 7.2) */
 	if (!rxe_sma_port_carries(READ_ONCE(rxe_port(rxe, port_num)->attr.state),
 				  bth_qpn(pkt) == 0, false)) {
-		rxe_counter_inc(rxe, RXE_CNT_IB_STATE_DROPS);
+		atomic64_inc(&ib->counters[RXE_IB_CNT_STATE_DROPS]);
 		goto drop;
 	}
 

@@ -119,10 +119,14 @@ struct rxe_ib_av {
  * @RXE_IB_CNT_VL15_DROPPED: SMPs received that QP0 had no receive buffer
  *	for
  * @RXE_IB_CNT_LINK_DOWNED: times the port went down
+ * @RXE_IB_CNT_STATE_DROPS: packets received that the port's state did not
+ *	let it take (IBA 7.2: INIT takes SMPs only, ARMED data too)
  * @RXE_IB_NUM_COUNTERS: the number of counters
  *
  * A packet looped back inside the port never reaches the wire and is not
- * counted.  The performance management agent reports these (rxe_pma.c).
+ * counted.  The performance management agent reports these (rxe_pma.c),
+ * except RXE_IB_CNT_STATE_DROPS, for which the IBA names no counter: it is
+ * the port's hw counter ib_port_state_drops (rxe_hw_counters.c).
  */
 enum rxe_ib_counter {
 	RXE_IB_CNT_XMIT_WORDS,
@@ -137,6 +141,7 @@ enum rxe_ib_counter {
 	RXE_IB_CNT_XMIT_DISCARDS,
 	RXE_IB_CNT_VL15_DROPPED,
 	RXE_IB_CNT_LINK_DOWNED,
+	RXE_IB_CNT_STATE_DROPS,
 	RXE_IB_NUM_COUNTERS
 };
 
@@ -247,6 +252,15 @@ int rxe_ib_prepare(struct rxe_av *av, struct rxe_pkt_info *pkt,
 int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt);
 bool rxe_ib_xmit_ok(struct rxe_qp *qp, struct rxe_pkt_info *pkt);
 void rxe_ib_vl15_dropped(struct rxe_pkt_info *pkt);
+
+/* the packets a port's state did not let it take (ib_port_state_drops) */
+static inline u64 rxe_ib_port_state_drops(struct rxe_dev *rxe, u32 port_num)
+{
+	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
+
+	return atomic64_read(&ib->counters[RXE_IB_CNT_STATE_DROPS]);
+}
+
 unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr);
 int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
 bool rxe_ib_rnr_inject(struct rxe_qp *qp);
@@ -338,6 +352,11 @@ static inline bool rxe_ib_xmit_ok(struct rxe_qp *qp, struct rxe_pkt_info *pkt)
 }
 
 static inline void rxe_ib_vl15_dropped(struct rxe_pkt_info *pkt) {}
+
+static inline u64 rxe_ib_port_state_drops(struct rxe_dev *rxe, u32 port_num)
+{
+	return 0;
+}
 
 static inline unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr)
 {
