@@ -36,10 +36,15 @@
 #  3 link 0 back, ib0 active again, link 1 cut, ib1 down and up: IPoIB
 #    lets its address handles on port 2 go, and port 2's GID is still in its table (a
 #    migration must leave ib_cm's two address vectors with references of
-#    their own: a reference put twice frees the GID here).  Then sib0 is
-#    deleted, with no refcount splat.
-# Left for later (README): fail-back and re-arming a new alternate path,
-# a kernel consumer, the CM finding the alternate path itself.
+#    their own: a reference put twice frees the GID here).
+#  4 a new migrate client; link 0 cut: the QP migrates to port 2; link 0
+#    back and bond0 fails back to ib0 under traffic: the connection stays
+#    on port 2 untouched (no CM event on the client, no WC error, no new
+#    connection, no stall over KEPT_MAX_GAP_MS, port 2 sends all along).
+#    Then sib0 is deleted, with no refcount splat.
+# Left for later (README): re-arming a new alternate path (and so a
+# migration back), a kernel consumer, the CM finding the alternate path
+# itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
@@ -208,6 +213,55 @@ barrier back2 120
 [ "$ROLE" = a ] && host_cmd both "set_link n1 on"
 wait_carrier eth1 1 30
 wait_for 30 grep -q ACTIVE $P2/state || fail "port 2 not ACTIVE after link 1 came back"
+
+# -- phase 4: fail-back after a migration ---------------------------------
+# A connection that migrated to port 2 on a cut of link 0 stays there when
+# link 0 comes back and bond0 fails back to ib0: the CM leaves it alone
+# (no CM event on the client, no WC error on either side, no new
+# connection, no stall over KEPT_MAX_GAP_MS) and its traffic goes on over
+# port 2 all along (port 2's PortXmitPkts grows through the window).
+wait_carrier ib1 1 30
+wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
+	fail "bond0 does not see ib1 up"
+wait_ping "$PEER_IP" 60
+echo >$T/trace
+start notify "$MY_IP" migrate "--alt-path $ALT --retry-count 3"
+cut_active 0 ib1
+act_window cut4
+check "phase 4: the QP migrated on the cut (IBV_EVENT_PATH_MIG)" \
+	'[ "$(count " async event=path migrated ")" = 1 ]'
+barrier "back4" 120
+[ "$ROLE" = a ] && host_cmd both "set_link n0 on"
+wait_carrier eth0 1 30
+wait_for 30 grep -q ACTIVE $P1/state || fail "port 1 not ACTIVE after link 0 came back"
+wait_carrier ib0 1 30
+wait_for 10 grep -qx up /sys/class/net/ib0/bonding_slave/mii_status ||
+	fail "bond0 does not see ib0 up"
+barrier "failback4" 120
+T_WIN=$(now)
+x0=$(cat $P2/counters/port_xmit_packets)
+bond_activate ib0
+T_ACT=$(now)
+sleep $OBSERVE_S
+T_END=$(now)
+x1=$(cat $P2/counters/port_xmit_packets)
+data "what=failback port2_xmit_packets=$x0..$x1"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "fail-back: no WC error" '[ "$(count " wc_error ")" = 0 ]'
+check "fail-back: no new connection" '[ "$(count " connected id=")" = 0 ]'
+check "fail-back: no DISCONNECTED/UNREACHABLE/REJECTED" \
+	'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+# a ping (b) or an echo (a) every 10 ms leaves port 2, besides the ACKs:
+# 790 in the window on a loaded host; a quarter of that rate at least
+check "fail-back: traffic stays on port 2 (PortXmitPkts $x0 -> $x1)" \
+	'[ $((x1 - x0)) -ge $((OBSERVE_S * 25)) ]'
+if [ "$ROLE" = b ]; then
+	check "fail-back: no CM event for the connection" \
+		'[ "$(count " cm_event .* id=1$")" = 0 ]'
+	check "fail-back: no stall over $KEPT_MAX_GAP_MS ms (longest $(longest_stall) ms)" \
+		'[ "$(longest_stall)" -le "$KEPT_MAX_GAP_MS" ]'
+fi
+stop
 barrier done 120
 # Then the device goes, and with it the last references to its GIDs:
 # no refcount splat (the runner fails on any).
