@@ -22,11 +22,12 @@
 #    traffic; bond0 fails over to ib1 on both guests.  Client: the CM
 #    decides "migrate" for the connection (cm_ha_decision) and tears
 #    nothing down: no CM event, no WC error, no new connection; its QP
-#    migrates when the retries of the primary path run out (retry count
-#    3), IBV_EVENT_PATH_MIG; the longest gap in the ping traffic stays
-#    within MIGRATE_GAP_MS (RDMA-HA-MEASURE cma-migrate-gap-ms).
-#    Server: the QP migrates on the first packet that asks for it
-#    (IBV_EVENT_PATH_MIG), the notify ID gets the stock CM's ADDR_CHANGE
+#    migrates as port 1 goes down, IBV_EVENT_PATH_MIG before the port's
+#    IBV_EVENT_PORT_ERR (it does not spend its retries, count 3, on the
+#    dead path first); the longest gap in the ping traffic stays within
+#    MIGRATE_GAP_MS (RDMA-HA-MEASURE cma-migrate-gap-ms).
+#    Server: its QP migrates as its port 1 goes down too, before the
+#    port's error event; the notify ID gets the stock CM's ADDR_CHANGE
 #    (status 0) and nothing that ends it, and echoes all along.
 #  2 link 0 still cut, the client ends the connection: its DREQ goes out
 #    of port 2 (the CM told ib_cm of the migration), the server gets
@@ -50,12 +51,22 @@
 HA_RDEV=sib
 
 need_cmd rdma mono_watch $PP
-# The client's gap across the cut: bond0's MII monitor (100 ms), then the
-# QP's retries on the dead primary path (3 retries plus the first send, at
-# the CM's ACK timeout: about 330 ms each on these guests, see cma_ha_ib
-# phase 9), then the first send on the alternate path; with the TCG margin
-# of ACT_MAX_MS.
-MIGRATE_GAP_MS=$((4 * 400 + ACT_MAX_MS))
+# The client's gap across the cut: the port going down (the link's
+# carrier), then one resend of what is outstanding on the alternate path
+# (at most the CM's ACK timeout: about 330 ms on these guests, see
+# cma_ha_ib phase 9), with the TCG margin of ACT_MAX_MS.  Before "RDMA/rxe:
+# Migrate armed soft InfiniBand QPs when their port goes down" the QP
+# first spent its retries on the dead path: 1112-1188 ms in five runs.
+MIGRATE_GAP_MS=$((400 + ACT_MAX_MS))
+# migrated_first: in the window, this side's QP migrated
+# (IBV_EVENT_PATH_MIG) before its port's IBV_EVENT_PORT_ERR came: it moved
+# when the port went down, not after its retries on the dead path.
+migrated_first() {
+	awk -v w0="$T_WIN" '$1 >= w0 && / async event=path migrated / {
+			print "migrated"; exit }
+		$1 >= w0 && / async event=port error / { print "port"; exit }' \
+		"$PLOG" | grep -qx migrated
+}
 P1=/sys/class/infiniband/sib0/ports/1
 P2=/sys/class/infiniband/sib0/ports/2
 # cm2 DIR MSG: ib_cm's counter of MSG (tx|rx) on port 2
@@ -116,6 +127,8 @@ decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
 grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
 check "the QP migrated (IBV_EVENT_PATH_MIG)" \
 	'[ "$(count " async event=path migrated ")" = 1 ]'
+check "the QP migrated as its port went down, before IBV_EVENT_PORT_ERR" \
+	migrated_first
 check "no migration error" '[ "$(count " async event=path migration request error")" = 0 ]'
 check "no WC error" '[ "$(count " wc_error ")" = 0 ]'
 check "no new connection" '[ "$(count " connected id=")" = 0 ]'

@@ -236,6 +236,64 @@ bool rxe_apm_retry_exhausted(struct rxe_qp *qp)
 EXPORT_SYMBOL_IF_KUNIT(rxe_apm_retry_exhausted);
 
 /**
+ * rxe_apm_port_down() - migrate the QPs whose primary port went down
+ * @rxe: a soft InfiniBand device
+ * @port_num: its port that went down
+ *
+ * An ARMED RC or UC QP whose primary path leaves from @port_num moves to
+ * its alternate path at once when that one leaves from another port, which
+ * is ACTIVE: an HCA migrates when its primary path fails (IBA 17.2.8), and
+ * a port that is down is a failed path, so the QP does not spend its
+ * retries on it first.  An RC QP with requests outstanding resends them on
+ * the new path at once (its retransmit timer is made to fire now), with
+ * the new path's full retry count (rxe_apm_fresh_retries()).  The
+ * consumer gets IB_EVENT_PATH_MIG, as when the retries run out.  A QP
+ * whose alternate path leaves from the same port, or from one that is not
+ * ACTIVE, stays: its retries decide, as before.
+ *
+ * Context: process, with the port's state already DOWN; the QPs' event
+ * handlers run in atomic context, as they do on the receive path.
+ */
+void rxe_apm_port_down(struct rxe_dev *rxe, u32 port_num)
+{
+	struct rxe_pool_elem *elem;
+	unsigned long index, flags;
+	struct rxe_qp *qp;
+	bool migrated;
+	u32 alt;
+
+	rcu_read_lock();
+	xa_for_each(&rxe->qp_pool.xa, index, elem) {
+		if (!kref_get_unless_zero(&elem->ref_cnt))
+			continue;
+		qp = elem->obj;
+		migrated = false;
+		spin_lock_irqsave(&qp->state_lock, flags);
+		alt = qp->attr.alt_port_num;
+		if (qp->valid && qp_state(qp) == IB_QPS_RTS &&
+		    (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) &&
+		    qp->attr.path_mig_state == IB_MIG_ARMED &&
+		    qp->attr.port_num == port_num && alt != port_num &&
+		    rdma_is_port_valid(&rxe->ib_dev, alt) &&
+		    rxe_port(rxe, alt)->attr.state == IB_PORT_ACTIVE) {
+			__rxe_apm_migrate(qp);
+			migrated = true;
+			if (qp_type(qp) == IB_QPT_RC &&
+			    timer_pending(&qp->retrans_timer))
+				mod_timer(&qp->retrans_timer, jiffies);
+		}
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		if (migrated) {
+			rxe_dbg_qp(qp, "port %u down: migrated to port %u\n",
+				   port_num, alt);
+			rxe_apm_event(qp, IB_EVENT_PATH_MIG);
+		}
+		rxe_put(qp);
+	}
+	rcu_read_unlock();
+}
+
+/**
  * rxe_apm_fresh_retries() - a new path's retry count for a migrated QP
  * @qp: the QP, RC
  *

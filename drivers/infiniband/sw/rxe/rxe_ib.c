@@ -1133,6 +1133,8 @@ static void rxe_ib_port_up(struct rxe_dev *rxe, u32 port_num)
 static void rxe_ib_port_down(struct rxe_dev *rxe, u32 port_num)
 {
 	rxe_port(rxe, port_num)->attr.state = IB_PORT_DOWN;
+	/* armed QPs move to their alternate path before anyone hears */
+	rxe_apm_port_down(rxe, port_num);
 	rxe_ib_port_event(rxe, port_num, IB_EVENT_PORT_ERR);
 	rxe_counter_inc(rxe, RXE_CNT_LINK_DOWNED);
 	atomic64_inc(&rxe_ib_port(rxe, port_num)->counters[RXE_IB_CNT_LINK_DOWNED]);
