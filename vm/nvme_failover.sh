@@ -606,6 +606,11 @@ run_mode() {
 	FLAP_UNHELD=$(cm_acts_unheld "$2" "$4" "$3" "$FLAP_UP")
 	klog_flap
 	report
+	# Both reports are done before either guest goes on: b's (awk over
+	# fio's logs) took 62 s on a loaded host, and a, which has less to
+	# report, then gave up at its next barrier (loss-cut, 60 s) while b
+	# was still reporting.
+	barrier "reported$seq" 300
 }
 
 # klog_flap: this guest's kernel log of the flap (port, bond, nvme).
