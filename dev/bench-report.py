@@ -343,12 +343,10 @@ def report_datapath(bench, rows, outdir):
                fmt(pct(rr, 90)), fmt(rr[-1] if rr else float('nan'))))
 
 
-def report_nvme_failover(bench, rows, outdir):
-    """Each patched mode against the stock kernel, per event and metric:
-    the ratio of the medians with its bootstrap interval (the stock kernel
-    has no mode: its groups say mode=stock, so the generic report cannot
-    pair them); then the I/O rate across a cut over time, the median of
-    the rounds per 250 ms bin, one line per kernel and mode."""
+def metric_values(bench, rows, keys):
+    """{(row[key] for key in keys) + (metric,): [values]} of bench's rows;
+    a value that is not a number ("none": a mark that never came) is
+    left out."""
     vals = defaultdict(list)
     for r in rows:
         if r['bench'] != bench:
@@ -356,10 +354,20 @@ def report_nvme_failover(bench, rows, outdir):
         for k, v in r.items():
             if is_metric(k):
                 try:
-                    vals[(r['topo'], r['event'], r['kernel'], r['mode'],
-                          k)].append(float(v))
+                    vals[tuple(r[key] for key in keys) + (k,)].append(
+                        float(v))
                 except ValueError:
                     pass
+    return vals
+
+
+def report_nvme_failover(bench, rows, outdir):
+    """Each patched mode against the stock kernel, per event and metric:
+    the ratio of the medians with its bootstrap interval (the stock kernel
+    has no mode: its groups say mode=stock, so the generic report cannot
+    pair them); then the I/O rate across a cut over time, the median of
+    the rounds per 250 ms bin, one line per kernel and mode."""
+    vals = metric_values(bench, rows, ('topo', 'event', 'kernel', 'mode'))
     print()
     print('%s: each patched mode / the stock kernel, per event (ratio of '
           'the medians, 95%% interval, P(patched < stock))' % bench)
@@ -402,16 +410,7 @@ def report_migrate_gap(bench, rows, outdir):
     no soft InfiniBand there) and against notify on the patched kernel's
     own topology, whose client reconnects as it would on a stock CM: the
     ratio of the medians, its bootstrap interval and P(mode < other)."""
-    vals = defaultdict(list)
-    for r in rows:
-        if r['bench'] != bench:
-            continue
-        for k, v in r.items():
-            if is_metric(k):
-                try:
-                    vals[(r['kernel'], r['mode'], k)].append(float(v))
-                except ValueError:
-                    pass
+    vals = metric_values(bench, rows, ('kernel', 'mode'))
     print()
     print('%s: each patched mode / a baseline, across a cut (ratio of the '
           'medians, 95%% interval, P(mode < baseline))' % bench)
