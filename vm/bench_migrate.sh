@@ -127,7 +127,8 @@ while [ $r -lt "$ROUNDS" ]; do
 			echo "RDMA-HA-BENCH: bench=migrate_gap topo=$TOPO event=cut mode=$mode round=$r gap_ms=$(longest_stall) reconnects_count=$(count " connected id=") wc_errors_count=$(count " wc_error ") cm_events_count=$(count " cm_event ") migrations_count=$(count " async event=path migrated ") stalled_at_end_count=$stalled"
 			log "$mode round $r: $(awk -v w="$T_WIN" '$1 >= w && / (cm_event|stall|connected|wc_error|async) /' "$PLOG" | tr '\n' '|' | cut -c1-900)"
 		fi
-		stop >/dev/null
+		# the program logs stay in the console (RDMA-HA-DATA lines)
+		stop
 		restore
 	done
 done
