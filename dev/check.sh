@@ -528,7 +528,10 @@ build_initramfs_debian() {
 		grep -q '^# rdma-ha:' "$s" || continue
 		selected "$(basename "$s" .sh)" || continue
 		[ "$(scenario_meta "$s" initrd "")" = nvme ] || continue
-		case ",$(scenario_meta "$s" kernel patched)," in *,debian,*) ;; *) continue ;; esac
+		case ",$(check_kinds "$(basename "$s" .sh)" "$s" | paste -sd, -)," in
+		*,debian,*) ;;
+		*) continue ;;
+		esac
 		run_check initramfs/debian-nvme env KMOD_ROOT="$OUT/dkms/modroot" \
 			EXTRA_ROOT="$OUT/dkms/guest" NVME_TOOLS=1 \
 			KMODS_EXTRA="brd nvme_rdma nvmet_rdma" \
@@ -603,13 +606,32 @@ opt_in() {
 	sed -n 's/^# rdma-ha-opt-in: *//p' "$SELFTESTS/$1.sh" 2>/dev/null | head -n1
 }
 
+# opt_in_on NAME KIND: scenario NAME runs on kernel kind KIND only when
+# named ("# rdma-ha-opt-in-on: KIND: REASON"): a run a full check leaves
+# out because another kind's run of the same scenario covers its code
+# (the check's budget); prints REASON.
+opt_in_on() {
+	sed -n "s/^# rdma-ha-opt-in-on: *$2: *//p" "$SELFTESTS/$1.sh" 2>/dev/null |
+		head -n1
+}
+
+# check_kinds NAME SCRIPT: the kernel kinds of NAME's runs in this check,
+# one per line (a full check leaves out the kinds NAME opts in on).
+check_kinds() {
+	local k
+	for k in $(scenario_meta "$2" kernel patched | tr ',' ' '); do
+		[ -n "$SCENARIO" ] || [ -z "$(opt_in_on "$1" "$k")" ] || continue
+		echo "$k"
+	done
+}
+
 selected_kernels() {
 	local s name
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
 		selected "$name" || continue
-		scenario_meta "$s" kernel patched | tr ',' '\n' |
+		check_kinds "$name" "$s" |
 			grep -x "${KERNEL_KIND:-.*}" | tr '+' '\n'
 	done | sort -u | { if kasan_lane; then cat; else grep -vx kasan; fi; }
 }
@@ -1144,7 +1166,7 @@ run_scenarios() {
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
 		selected "$name" || continue
-		kernels=$(scenario_meta "$s" kernel patched | tr ',' ' ')
+		kernels=$(check_kinds "$name" "$s" | paste -sd' ' -)
 		for k in $kernels; do
 			[ -z "$KERNEL_KIND" ] || [ "$KERNEL_KIND" = "$k" ] || continue
 			[ "$k" != kasan ] || kasan_lane || continue
@@ -1160,6 +1182,10 @@ run_scenarios() {
 			name=$(basename "$s" .sh)
 			[ -z "$(opt_in "$name")" ] ||
 				echo "note: vm/$name is opt-in, not in this check (make vmtest T=$name): $(opt_in "$name")" >&2
+			for k in $(scenario_meta "$s" kernel patched | tr ',' ' '); do
+				[ -z "$(opt_in "$name")" ] && [ -n "$(opt_in_on "$name" "$k")" ] || continue
+				echo "note: vm/$name@$k is opt-in, not in this check (make vmtest T=$name K=$k): $(opt_in_on "$name" "$k")" >&2
+			done
 		done
 	fi
 	[ ${#runs[@]} -gt 0 ] || return 0
@@ -1414,7 +1440,19 @@ opt_in_selftest() (
 	[ "$got" = "patched,stock" ] || { echo "--scenario b kernels: $got"; exit 1; }
 	got=$(selected_kernels | paste -sd, -)
 	[ "$got" = "patched" ] || { echo "full check kernels: $got"; exit 1; }
-	echo "opt-in: left out of a full check, with its reason; run when named"
+	# opt-in on one kind: the other kinds run; that one when named
+	printf '# rdma-ha: kernel=patched,debian\n# rdma-ha-opt-in-on: debian: covered\n' >"$d/c.sh"
+	got=$(run_scenarios 2>"$d/err")
+	[ "$got" = "a patched c patched" ] || { echo "full check, c: $got"; exit 1; }
+	grep -q 'vm/c@debian is opt-in.*K=debian.*: covered' "$d/err" ||
+		{ echo "full check: no word of vm/c@debian"; exit 1; }
+	got=$(selected_kernels | paste -sd, -)
+	[ "$got" = "patched" ] || { echo "full check kernels, c: $got"; exit 1; }
+	got=$(SCENARIO=c run_scenarios 2>/dev/null)
+	[ "$got" = "c patched c debian" ] || { echo "--scenario c: $got"; exit 1; }
+	got=$(SCENARIO=c KERNEL_KIND=debian run_scenarios 2>/dev/null)
+	[ "$got" = "c debian" ] || { echo "--scenario c --kernel debian: $got"; exit 1; }
+	echo "opt-in: left out of a full check, with its reason; run when named; per kernel kind too"
 )
 
 # shell_err_selftest: vm.sh's SHELL_ERR_RE finds the shells' errors in a

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # rdma-ha: guests=2 timeout=300 kernel=patched,debian
+# rdma-ha-opt-in-on: debian: the DKMS modules' soft InfiniBand device and IPoIB over it run in sib_smoke@debian and ipoib_cm_interop (the check's budget, README)
 #
 # Soft InfiniBand bonding: sib0/sib1 on eth0/eth1, IPoIB ib0/ib1
 # enslaved to an active-backup bond0; ping across a cut of the active link

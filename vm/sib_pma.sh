@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # rdma-ha: guests=2 timeout=360 kernel=patched,debian,kasan
+# rdma-ha-opt-in-on: debian: the same code as sib_pma@patched, built as modules; the DKMS modules' soft InfiniBand device runs in sib_smoke@debian (the check's budget, README)
 #
 # The performance management agent of soft InfiniBand ports (issue 18),
 # asked by ib_core's sysfs and by Debian's perfquery:

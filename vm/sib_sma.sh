@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # rdma-ha: guests=2 timeout=300 kernel=patched,debian,kasan
+# rdma-ha-opt-in-on: debian: the same code as sib_sma@patched, built as modules; the DKMS modules' soft InfiniBand device runs in sib_smoke@debian (the check's budget, README)
 #
 # The subnet management agent of soft InfiniBand ports (issue 18), asked
 # by Debian's infiniband-diags as an SM would ask it.  Each guest:
