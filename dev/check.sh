@@ -1388,6 +1388,7 @@ check_selftests() {
 	run_check check/interrupt interrupt_selftest
 	run_check check/kasan-lane kasan_selftest
 	run_check check/opt-in opt_in_selftest
+	run_check check/cc-steps cc_steps_selftest
 	run_check check/shell-errors shell_err_selftest
 	run_check check/lock lock_selftest
 }
@@ -1418,6 +1419,39 @@ kasan_selftest() (
 	[ "$got" = "a patched b patched c patched" ] ||
 		{ echo "--kernel patched KASAN=1: $got"; exit 1; }
 	echo "KASAN lane: replaces patched in a full check, not with KASAN=0, not in a partial check, on request"
+)
+
+# cc_steps_selftest: series/bisect's compiler (dev/cc-steps.sh) in syntax
+# mode fails a step on what a real compile fails (an error), writes the
+# dependency list Kbuild reads and an object the step's tools accept, and
+# compiles for real what lies outside its directories.
+cc_steps_selftest() (
+	local d cc=$RDMA_HA_ROOT/dev/cc-steps.sh
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	cd "$d" || exit 1
+	mkdir -p drivers/x other
+	printf '#include "h.h"\nint f(void) { return X; }\n' >drivers/x/good.c
+	printf 'int g(void) { return undeclared; }\n' >drivers/x/bad.c
+	printf '#define X 1\n' >drivers/x/h.h
+	cp drivers/x/good.c other/good.c
+	cp drivers/x/h.h other/h.h
+	export RDMA_HA_STEPS_CC=syntax RDMA_HA_STEPS_DIRS="drivers/x/" CCACHE_DISABLE=1
+	if "$cc" -Wp,-MMD,drivers/x/.bad.o.d -c -o drivers/x/bad.o drivers/x/bad.c 2>"$d/err"; then
+		echo "syntax mode passed a C error"; exit 1
+	fi
+	grep -q undeclared "$d/err" || { echo "no diagnostic: $(cat "$d/err")"; exit 1; }
+	[ ! -e drivers/x/bad.o ] || { echo "an object for a failed check"; exit 1; }
+	"$cc" -Wp,-MMD,drivers/x/.good.o.d -c -o drivers/x/good.o drivers/x/good.c ||
+		{ echo "syntax mode failed a good file"; exit 1; }
+	grep -q 'h\.h' drivers/x/.good.o.d || { echo "no dependency list"; exit 1; }
+	[ -z "$(nm drivers/x/good.o)" ] || { echo "syntax mode compiled for real"; exit 1; }
+	"$cc" -c -o other/good.o other/good.c || { echo "outside: failed"; exit 1; }
+	nm other/good.o | grep -q ' T f$' || { echo "outside: not compiled for real"; exit 1; }
+	RDMA_HA_STEPS_CC=real "$cc" -c -o drivers/x/real.o drivers/x/good.c ||
+		{ echo "real mode failed"; exit 1; }
+	nm drivers/x/real.o | grep -q ' T f$' || { echo "real mode: no code"; exit 1; }
+	echo "cc-steps: errors fail a checked step; deps written; empty object; real elsewhere"
 )
 
 # opt_in_selftest: an opt-in scenario is left out of a full check (and

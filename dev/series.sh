@@ -532,9 +532,15 @@ fi
 
 # --build-steps: at every step, what the series can break in the test
 # kernel.  The patches change drivers/infiniband/ and the headers of
-# include/rdma/ and include/uapi/rdma/, which only drivers/infiniband/
-# includes in that configuration, so building drivers/infiniband/ (with
-# what it needs: Kbuild's prepare stage) is enough.  The configuration is
+# include/rdma/ and include/uapi/rdma/, which in that configuration only
+# drivers/infiniband/ and NVMe over Fabrics' RDMA transports
+# (drivers/nvme/host/rdma.c, drivers/nvme/target/rdma.c) include, so
+# building drivers/infiniband/ and drivers/nvme/ (with what they need:
+# Kbuild's prepare stage) is enough.  The newest step is compiled for real
+# (through ccache: the patched build's objects); every older one only
+# checked, gcc -fsyntax-only with the step's own flags (dev/cc-steps.sh:
+# about half the CPU of a real compile; what only the optimiser reports
+# is seen by the newest step's real compile).  The configuration is
 # the patched debug kernel's (kernel.config, debug.config, patched.config:
 # the options of the new code are on from the step that adds them), and
 # the tree is laid out like out/patched/{src,build-debug}, so that ccache
@@ -556,8 +562,13 @@ if [ "$build_steps" = 1 ]; then
 	fi
 	printf '%s\n%s\n' "$work/objects" "$RH_BASE_GIT/objects" >"$ssrc/.git/objects/info/alternates"
 	ccache_env
+	# One compiler name for every step (dev/cc-steps.sh), so that
+	# Kbuild's saved command lines match from step to step; the mode
+	# (real or syntax) is in the environment.
+	export RDMA_HA_STEPS_DIRS="drivers/infiniband/ drivers/nvme/"
 	smake() {
-		nice -n 10 make -C "$ssrc" O="$sobj" ARCH=x86_64 CC="ccache gcc" \
+		nice -n 10 make -C "$ssrc" O="$sobj" ARCH=x86_64 \
+			CC="$RDMA_HA_ROOT/dev/cc-steps.sh" \
 			HOSTCC="ccache gcc" -j"$(nproc)" "$@"
 	}
 	step_configure() {
@@ -583,8 +594,13 @@ if [ "$build_steps" = 1 ]; then
 		   git -C "$ssrc" diff --name-only "$prev" "$c" | grep -q 'Kconfig'; then
 			reconf=1
 		fi
+		if [ "$i" = "${#commits[@]}" ]; then
+			export RDMA_HA_STEPS_CC=real
+		else
+			export RDMA_HA_STEPS_CC=syntax
+		fi
 		if { [ "$reconf" = 0 ] || step_configure; } >"$blog" 2>&1 &&
-		   smake drivers/infiniband/ >>"$blog" 2>&1; then
+		   smake $RDMA_HA_STEPS_DIRS >>"$blog" 2>&1; then
 			step_result[$i]=ok
 		else
 			step_result[$i]="FAILED (log: $blog)"
