@@ -14,6 +14,7 @@
 #
 # Console protocol (read by qemu/vm.sh):
 #   RDMA-HA-RESULT: NAME ROLE PASS|FAIL|SKIP rc=N
+#   RDMA-HA-CPU: user U nice N system S idle I iowait W irq Q softirq F
 #   RDMA-HA-KMEMLEAK: N    (debug kernels; the report follows)
 #   RDMA-HA-DONE
 # then reboot -f, which ends QEMU (-no-reboot).
@@ -85,6 +86,10 @@ done
 export RDMA_HA_ROLE=$role RDMA_HA_TEST=$test_name
 
 finish() {
+	# Where the guest's CPU went (USER_HZ ticks since boot: user nice
+	# system idle iowait irq softirq), for the check's budget.
+	read -r _ cu cn cs ci cw cirq csirq _ </proc/stat
+	echo "RDMA-HA-CPU: user $cu nice $cn system $cs idle $ci iowait $cw irq $cirq softirq $csirq"
 	if [ -w /sys/kernel/debug/kmemleak ]; then
 		# Objects younger than 5 s are never reported: wait 3 s
 		# (no CPU) so that what the scenario freed or leaked at its

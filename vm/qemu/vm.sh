@@ -495,6 +495,18 @@ if [ "$verdict" = FAIL ]; then
 fi
 [ $slack_ms -lt 1000 ] ||
 	echo "# deadline moved on by $((slack_ms / 1000)) s for the host's load"
+# Where each guest's vCPU time went (init.sh's RDMA-HA-CPU line of its last
+# boot, in USER_HZ ticks): the check's budget is CPU.
+for g in $names; do
+	last_boot "$outdir/$g.console" 2>/dev/null | tr -d '\r' |
+		grep -ao 'RDMA-HA-CPU: user [0-9]* nice [0-9]* system [0-9]* idle [0-9]* iowait [0-9]* irq [0-9]* softirq [0-9]*' |
+		tail -n1 | awk -v g="$g" '{
+			u = $3 + $5; k = $7 + $13 + $15; t = u + k + $9 + $11
+			if (t > 0)
+				printf "# guest %s: %.0f s, busy %.0f%% (user %.0f s, kernel %.0f s)\n",
+					g, t / 100, 100 * (u + k) / t, u / 100, k / 100
+		}'
+done
 echo "TEST $label: $verdict (${elapsed}s, $cpu CPU-s)"
 printf '%s\n' "$verdict" "${reasons[@]}" >"$outdir/verdict"
 case $verdict in PASS) exit 0 ;; SKIP) exit 4 ;; *) exit 1 ;; esac
