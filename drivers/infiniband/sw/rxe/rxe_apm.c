@@ -23,8 +23,9 @@
  * consumer loads a new alternate path and rearms.  The consumer can force
  * a migration by moving an ARMED QP to MIGRATED with modify QP.
  *
- * rxe_apm_chk_mig_state() and rxe_apm_rcv_verdict() are the pure
- * transitions, tested by rxe_apm_kunit.c.
+ * rxe_apm_chk_mig_state(), rxe_apm_rcv_verdict() and
+ * rxe_apm_port_down_migrates() are the pure decisions, tested by
+ * rxe_apm_kunit.c.
  */
 
 #include <kunit/visibility.h>
@@ -236,6 +237,38 @@ bool rxe_apm_retry_exhausted(struct rxe_qp *qp)
 EXPORT_SYMBOL_IF_KUNIT(rxe_apm_retry_exhausted);
 
 /**
+ * rxe_apm_port_down_migrates() - does a QP migrate when a port goes down?
+ * @type: the QP's type
+ * @state: the QP's state
+ * @mig: the QP's migration state
+ * @port: the port of its primary path
+ * @alt_port: the port of its alternate path
+ * @down_port: the port that went down
+ * @alt_valid: @alt_port is a port of the device
+ * @alt_state: the state of @alt_port, when @alt_valid
+ *
+ * An ARMED RC or UC QP in RTS whose primary path leaves from @down_port
+ * migrates when its alternate path leaves from another port of the
+ * device, which is ACTIVE.
+ *
+ * Return: true when the QP migrates, false when its retries decide
+ */
+bool rxe_apm_port_down_migrates(enum ib_qp_type type, enum ib_qp_state state,
+				enum ib_mig_state mig, u32 port, u32 alt_port,
+				u32 down_port, bool alt_valid,
+				enum ib_port_state alt_state)
+{
+	if (type != IB_QPT_RC && type != IB_QPT_UC)
+		return false;
+	if (state != IB_QPS_RTS || mig != IB_MIG_ARMED)
+		return false;
+	if (port != down_port || alt_port == down_port)
+		return false;
+	return alt_valid && alt_state == IB_PORT_ACTIVE;
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_apm_port_down_migrates);
+
+/**
  * rxe_apm_port_down() - migrate the QPs whose primary port went down
  * @rxe: a soft InfiniBand device
  * @port_num: its port that went down
@@ -258,8 +291,9 @@ void rxe_apm_port_down(struct rxe_dev *rxe, u32 port_num)
 {
 	struct rxe_pool_elem *elem;
 	unsigned long index, flags;
+	enum ib_port_state alt_state;
+	bool migrated, alt_valid;
 	struct rxe_qp *qp;
-	bool migrated;
 	u32 alt;
 
 	rcu_read_lock();
@@ -270,12 +304,15 @@ void rxe_apm_port_down(struct rxe_dev *rxe, u32 port_num)
 		migrated = false;
 		spin_lock_irqsave(&qp->state_lock, flags);
 		alt = qp->attr.alt_port_num;
-		if (qp->valid && qp_state(qp) == IB_QPS_RTS &&
-		    (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) &&
-		    qp->attr.path_mig_state == IB_MIG_ARMED &&
-		    qp->attr.port_num == port_num && alt != port_num &&
-		    rdma_is_port_valid(&rxe->ib_dev, alt) &&
-		    rxe_port(rxe, alt)->attr.state == IB_PORT_ACTIVE) {
+		alt_valid = rdma_is_port_valid(&rxe->ib_dev, alt);
+		alt_state = alt_valid ? rxe_port(rxe, alt)->attr.state :
+					IB_PORT_NOP;
+		if (qp->valid &&
+		    rxe_apm_port_down_migrates(qp_type(qp), qp_state(qp),
+					       qp->attr.path_mig_state,
+					       qp->attr.port_num, alt,
+					       port_num, alt_valid,
+					       alt_state)) {
 			__rxe_apm_migrate(qp);
 			migrated = true;
 			if (qp_type(qp) == IB_QPT_RC &&

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * KUnit tests for automatic path migration on soft InfiniBand ports: the
- * modify QP transitions, the receive rules and what a migration does to
- * a QP.
+ * modify QP transitions, the receive rules, what a migration does to a
+ * QP and which QPs migrate when their port goes down.
  */
 
 #include <kunit/test.h>
@@ -84,6 +84,78 @@ static void rxe_apm_test_rcv_verdict(struct kunit *test)
 							      t[i].on_pri,
 							      t[i].on_alt),
 				    t[i].v, "case %d", i);
+}
+
+/*
+ * Port 1 of a two-port device goes down: which QPs migrate at once.  The
+ * first row is the one that migrates: an armed RC QP in RTS on port 1
+ * with its alternate path on port 2, which is ACTIVE; each other row
+ * changes what its name says.
+ */
+#define PD_DOWN		1
+
+struct rxe_apm_port_down_case {
+	const char *name;
+	enum ib_qp_type type;
+	enum ib_qp_state state;
+	enum ib_mig_state mig;
+	u32 port, alt_port;
+	bool alt_valid;
+	enum ib_port_state alt_state;
+	bool migrates;
+};
+
+static const struct rxe_apm_port_down_case rxe_apm_port_down_cases[] = {
+	{ "RC migrates",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, true },
+	{ "UC migrates",
+	  IB_QPT_UC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, true },
+	{ "UD stays",
+	  IB_QPT_UD, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "GSI stays",
+	  IB_QPT_GSI, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "RTR stays",
+	  IB_QPT_RC, IB_QPS_RTR, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "SQD stays",
+	  IB_QPT_RC, IB_QPS_SQD, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "SQE stays",
+	  IB_QPT_UC, IB_QPS_SQE, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "ERR stays",
+	  IB_QPT_RC, IB_QPS_ERR, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "MIGRATED stays",
+	  IB_QPT_RC, IB_QPS_RTS, MIGRATED, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "REARM stays",
+	  IB_QPT_RC, IB_QPS_RTS, REARM, 1, 2, true, IB_PORT_ACTIVE, false },
+	{ "QP on the other port stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 2, 2, true, IB_PORT_ACTIVE, false },
+	{ "QP on the other port, alt on the downed one stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 2, 1, true, IB_PORT_ACTIVE, false },
+	{ "alt on the downed port stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 1, true, IB_PORT_ACTIVE, false },
+	{ "alt port 0 stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 0, false, IB_PORT_ACTIVE, false },
+	{ "alt port 3 stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 3, false, IB_PORT_ACTIVE, false },
+	{ "alt port DOWN stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_DOWN, false },
+	{ "alt port INIT stays",
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_INIT, false },
+	{ "alt port ARMED stays",
+	  IB_QPT_UC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ARMED, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rxe_apm_port_down, rxe_apm_port_down_cases, name);
+
+static void rxe_apm_test_port_down(struct kunit *test)
+{
+	const struct rxe_apm_port_down_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rxe_apm_port_down_migrates(c->type, c->state,
+							 c->mig, c->port,
+							 c->alt_port, PD_DOWN,
+							 c->alt_valid,
+							 c->alt_state),
+			c->migrates);
 }
 
 struct rxe_apm_test_ctx {
@@ -249,6 +321,7 @@ static struct kunit_case rxe_apm_test_cases[] = {
 	KUNIT_CASE(rxe_apm_test_rcv),
 	KUNIT_CASE(rxe_apm_test_modify),
 	KUNIT_CASE(rxe_apm_test_fresh_retries),
+	KUNIT_CASE_PARAM(rxe_apm_test_port_down, rxe_apm_port_down_gen_params),
 	{}
 };
 
