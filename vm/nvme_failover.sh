@@ -605,11 +605,16 @@ run_mode() {
 	fi
 	FLAP_UNHELD=$(cm_acts_unheld "$2" "$4" "$3" "$FLAP_UP")
 	klog_flap
+	# rdma_ha.report_delay_s=S: b starts its report S s late, as a
+	# loaded host made it (a test of the scenario's own barriers).
+	[ "$ROLE" != b ] || [ -z "${RDMA_HA_REPORT_DELAY_S:-}" ] ||
+		sleep "$RDMA_HA_REPORT_DELAY_S"
 	report
 	# Both reports are done before either guest goes on: b's (awk over
 	# fio's logs) took 62 s on a loaded host, and a, which has less to
 	# report, then gave up at its next barrier (loss-cut, 60 s) while b
-	# was still reporting.
+	# was still reporting (rdma_ha.report_delay_s=75 makes that happen
+	# on any host).
 	barrier "reported$seq" 300
 }
 
