@@ -17,9 +17,8 @@
 #                    (objtool, ar) accept.  Everything else (Kbuild's
 #                    prepare stage, host programs) is compiled for real.
 # A step in syntax mode does not see what only the optimiser reports
-# (-Wmaybe-uninitialized, BUILD_BUG_ON's error attribute, frame sizes):
-# the newest step, which the series' builds compile for real, and the
-# patched kernel's own build do.
+# (BUILD_BUG_ON's error attribute, -Wmaybe-uninitialized, frame sizes):
+# the patched kernel's own build checks that on the whole series.
 set -u
 
 [ "${RDMA_HA_STEPS_CC:-real}" = syntax ] || exec ccache gcc "$@"

@@ -539,8 +539,9 @@ fi
 # Kbuild's prepare stage) is enough.  The newest step is compiled for real
 # (through ccache: the patched build's objects); every older one only
 # checked, gcc -fsyntax-only with the step's own flags (dev/cc-steps.sh:
-# about half the CPU of a real compile; what only the optimiser reports
-# is seen by the newest step's real compile).  The configuration is
+# cma.c 0.97 CPU-s against 2.51, a step that recompiles rxe's 30 small
+# files 28.7 against 33.7; what only the optimiser reports is checked on
+# the whole series, by the patched build).  The configuration is
 # the patched debug kernel's (kernel.config, debug.config, patched.config:
 # the options of the new code are on from the step that adds them), and
 # the tree is laid out like out/patched/{src,build-debug}, so that ccache
