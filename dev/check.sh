@@ -1161,7 +1161,7 @@ lanes_selftest() (
 # A scenario's kernel= header lists kernel kinds, or mixed pairs A+B of
 # two-guest scenarios: guest a boots kind A, guest b kind B (vm/NAME@A+B).
 run_scenarios() {
-	local s name kernels k runs=()
+	local s name kernels k why runs=()
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		name=$(basename "$s" .sh)
@@ -1180,11 +1180,15 @@ run_scenarios() {
 		for s in "$SELFTESTS"/*.sh; do
 			grep -q '^# rdma-ha:' "$s" || continue
 			name=$(basename "$s" .sh)
-			[ -z "$(opt_in "$name")" ] ||
-				echo "note: vm/$name is opt-in, not in this check (make vmtest T=$name): $(opt_in "$name")" >&2
+			why=$(opt_in "$name")
+			if [ -n "$why" ]; then
+				echo "note: vm/$name is opt-in, not in this check (make vmtest T=$name): $why" >&2
+				continue
+			fi
 			for k in $(scenario_meta "$s" kernel patched | tr ',' ' '); do
-				[ -z "$(opt_in "$name")" ] && [ -n "$(opt_in_on "$name" "$k")" ] || continue
-				echo "note: vm/$name@$k is opt-in, not in this check (make vmtest T=$name K=$k): $(opt_in_on "$name" "$k")" >&2
+				why=$(opt_in_on "$name" "$k")
+				[ -z "$why" ] ||
+					echo "note: vm/$name@$k is opt-in, not in this check (make vmtest T=$name K=$k): $why" >&2
 			done
 		done
 	fi
