@@ -583,8 +583,9 @@ if [ "$build_steps" = 1 ]; then
 	mkdir -p "$sobj"
 	frag_sum=$(cat $sfrags | sha1sum | cut -d' ' -f1)
 	prev=
-	declare -A step_result=()
+	declare -A step_result=() step_cost=()
 	t0=$(date +%s)
+	TIMEFORMAT='%R %U %S'
 	for ((i = ${#commits[@]}; i >= 1; i--)); do
 		c=${commits[i-1]}
 		git -C "$ssrc" checkout -q -f --detach "$c"
@@ -600,17 +601,21 @@ if [ "$build_steps" = 1 ]; then
 		else
 			export RDMA_HA_STEPS_CC=syntax
 		fi
-		if { [ "$reconf" = 0 ] || step_configure; } >"$blog" 2>&1 &&
-		   smake $RDMA_HA_STEPS_DIRS >>"$blog" 2>&1; then
+		# what each step cost (wall, user + system of its make), for
+		# the check's budget
+		if { time { { [ "$reconf" = 0 ] || step_configure; } >"$blog" 2>&1 &&
+		   smake $RDMA_HA_STEPS_DIRS >>"$blog" 2>&1; }; } 2>"$blog.time"; then
 			step_result[$i]=ok
 		else
 			step_result[$i]="FAILED (log: $blog)"
 			status=2
 		fi
+		step_cost[$i]=$(awk 'NF == 3 { printf "%.1f s, %.1f CPU-s", $1, $2 + $3 }' "$blog.time")
+		rm -f "$blog.time"
 		prev=$c
 	done
 	for ((i = 1; i <= ${#commits[@]}; i++)); do
-		echo "build-steps: $i/${#commits[@]} $(wgit log -1 --format=%s "${commits[i-1]}"): ${step_result[$i]}"
+		echo "build-steps: $i/${#commits[@]} $(wgit log -1 --format=%s "${commits[i-1]}"): ${step_result[$i]}${step_cost[$i]:+ (${step_cost[$i]})}"
 		case "${step_result[$i]}" in
 		ok) ;;
 		*) grep -E 'error|Error' "$OUT/series-steps/step-$i.log" | head -n 10 | sed 's/^/    /' ;;
