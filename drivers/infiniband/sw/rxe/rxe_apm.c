@@ -244,8 +244,8 @@ EXPORT_SYMBOL_IF_KUNIT(rxe_apm_retry_exhausted);
  * @port: the port of its primary path
  * @alt_port: the port of its alternate path
  * @down_port: the port that went down
- * @alt_valid: @alt_port is a port of the device
- * @alt_state: the state of @alt_port, when @alt_valid
+ * @alt_state: the state of @alt_port (IB_PORT_NOP when it is no port of
+ *	the device)
  *
  * An ARMED RC or UC QP in RTS whose primary path leaves from @down_port
  * migrates when its alternate path leaves from another port of the
@@ -255,8 +255,7 @@ EXPORT_SYMBOL_IF_KUNIT(rxe_apm_retry_exhausted);
  */
 bool rxe_apm_port_down_migrates(enum ib_qp_type type, enum ib_qp_state state,
 				enum ib_mig_state mig, u32 port, u32 alt_port,
-				u32 down_port, bool alt_valid,
-				enum ib_port_state alt_state)
+				u32 down_port, enum ib_port_state alt_state)
 {
 	if (type != IB_QPT_RC && type != IB_QPT_UC)
 		return false;
@@ -264,7 +263,7 @@ bool rxe_apm_port_down_migrates(enum ib_qp_type type, enum ib_qp_state state,
 		return false;
 	if (port != down_port || alt_port == down_port)
 		return false;
-	return alt_valid && alt_state == IB_PORT_ACTIVE;
+	return alt_state == IB_PORT_ACTIVE;
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_apm_port_down_migrates);
 
@@ -292,7 +291,7 @@ void rxe_apm_port_down(struct rxe_dev *rxe, u32 port_num)
 	struct rxe_pool_elem *elem;
 	unsigned long index, flags;
 	enum ib_port_state alt_state;
-	bool migrated, alt_valid;
+	bool migrated;
 	struct rxe_qp *qp;
 	u32 alt;
 
@@ -304,15 +303,13 @@ void rxe_apm_port_down(struct rxe_dev *rxe, u32 port_num)
 		migrated = false;
 		spin_lock_irqsave(&qp->state_lock, flags);
 		alt = qp->attr.alt_port_num;
-		alt_valid = rdma_is_port_valid(&rxe->ib_dev, alt);
-		alt_state = alt_valid ? rxe_port(rxe, alt)->attr.state :
-					IB_PORT_NOP;
+		alt_state = rdma_is_port_valid(&rxe->ib_dev, alt) ?
+			    rxe_port(rxe, alt)->attr.state : IB_PORT_NOP;
 		if (qp->valid &&
 		    rxe_apm_port_down_migrates(qp_type(qp), qp_state(qp),
 					       qp->attr.path_mig_state,
 					       qp->attr.port_num, alt,
-					       port_num, alt_valid,
-					       alt_state)) {
+					       port_num, alt_state)) {
 			__rxe_apm_migrate(qp);
 			migrated = true;
 			if (qp_type(qp) == IB_QPT_RC &&

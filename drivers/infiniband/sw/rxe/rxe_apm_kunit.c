@@ -100,48 +100,47 @@ struct rxe_apm_port_down_case {
 	enum ib_qp_state state;
 	enum ib_mig_state mig;
 	u32 port, alt_port;
-	bool alt_valid;
 	enum ib_port_state alt_state;
 	bool migrates;
 };
 
 static const struct rxe_apm_port_down_case rxe_apm_port_down_cases[] = {
 	{ "RC migrates",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, true },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_ACTIVE, true },
 	{ "UC migrates",
-	  IB_QPT_UC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, true },
+	  IB_QPT_UC, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_ACTIVE, true },
 	{ "UD stays",
-	  IB_QPT_UD, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_UD, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "GSI stays",
-	  IB_QPT_GSI, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_GSI, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "RTR stays",
-	  IB_QPT_RC, IB_QPS_RTR, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTR, ARMED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "SQD stays",
-	  IB_QPT_RC, IB_QPS_SQD, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_SQD, ARMED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "SQE stays",
-	  IB_QPT_UC, IB_QPS_SQE, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_UC, IB_QPS_SQE, ARMED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "ERR stays",
-	  IB_QPT_RC, IB_QPS_ERR, ARMED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_ERR, ARMED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "MIGRATED stays",
-	  IB_QPT_RC, IB_QPS_RTS, MIGRATED, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, MIGRATED, 1, 2, IB_PORT_ACTIVE, false },
 	{ "REARM stays",
-	  IB_QPT_RC, IB_QPS_RTS, REARM, 1, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, REARM, 1, 2, IB_PORT_ACTIVE, false },
 	{ "QP on the other port stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 2, 2, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 2, 2, IB_PORT_ACTIVE, false },
 	{ "QP on the other port, alt on the downed one stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 2, 1, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 2, 1, IB_PORT_ACTIVE, false },
 	{ "alt on the downed port stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 1, true, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 1, IB_PORT_ACTIVE, false },
 	{ "alt port 0 stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 0, false, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 0, IB_PORT_NOP, false },
 	{ "alt port 3 stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 3, false, IB_PORT_ACTIVE, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 3, IB_PORT_NOP, false },
 	{ "alt port DOWN stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_DOWN, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_DOWN, false },
 	{ "alt port INIT stays",
-	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_INIT, false },
+	  IB_QPT_RC, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_INIT, false },
 	{ "alt port ARMED stays",
-	  IB_QPT_UC, IB_QPS_RTS, ARMED, 1, 2, true, IB_PORT_ARMED, false },
+	  IB_QPT_UC, IB_QPS_RTS, ARMED, 1, 2, IB_PORT_ARMED, false },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rxe_apm_port_down, rxe_apm_port_down_cases, name);
@@ -153,7 +152,6 @@ static void rxe_apm_test_port_down(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxe_apm_port_down_migrates(c->type, c->state,
 							 c->mig, c->port,
 							 c->alt_port, PD_DOWN,
-							 c->alt_valid,
 							 c->alt_state),
 			c->migrates);
 }
