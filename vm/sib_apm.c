@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sib_apm - automatic path migration of an RC QP on a soft IB port
+ * sib_apm - automatic path migration of an RC or UC QP on a soft IB port
  *
- *   sib_apm --dev DEV --peer-lid LID --peer-gid GID
+ *   sib_apm --dev DEV --peer-lid LID --peer-gid GID [--uc]
  *           [--alt-port PORT --alt-lid LID --alt-gid GID]
  *
- * Creates an RC QP on port 1 of DEV and prints "qpn N".  The alternate
+ * Creates an RC QP (--uc: a UC QP) on port 1 of DEV and prints "qpn N".  The alternate
  * path is on port 1 to the same peer port unless --alt-port names
  * another port of DEV and the peer's LID and GID on that path.  Then it runs one
  * loop that keeps receives posted (checking that the peer's messages come
- * in order, none lost or repeated), sends what it is told to, watches the
+ * in order, none lost or repeated; on UC, where nothing is retransmitted,
+ * a lost message is counted, one repeated or out of order is an error),
+ * sends what it is told to, watches the
  * QP's async events and reads commands from stdin, one a line:
  *
  *   peer QPN       connect to the peer's QPN: primary path LID, SL 0, no
@@ -22,7 +24,11 @@
  *   state          prints "state MIG sl SL grh G" (ibv_query_qp: the
  *                  migration state and the primary path)
  *   events         prints "events mig M migerr E"
- *   recvd          prints "recvd N"
+ *   migseq         prints "migseq S": the first message posted after the
+ *                  QP's first IB_EVENT_PATH_MIG (-1: none yet)
+ *   recvd          prints "recvd N" (N: one past the last message
+ *                  received); on UC "recvd N lost L last_lost S" (L
+ *                  messages never received, S the last of them, -1: none)
  *   rearm SL GRH   load the alternate path LID, SL, GRH (0/1) and REARM
  *   rearm-port P SL GRH  the same, on port P (1: the primary path's
  *                  peer, else the --alt-* one)
@@ -67,7 +73,9 @@ static uint16_t alt_lid;
 static union ibv_gid alt_gid;
 
 static uint32_t next_send, sent_done, outstanding, send_goal;
-static uint32_t next_recv;
+static uint32_t next_recv, nlost;
+static int64_t last_lost = -1, mig_seq = -1;
+static bool uc;
 static int nmig, nmigerr;
 static bool streaming, draining;
 static uint32_t stream_more;
@@ -145,7 +153,7 @@ static void fill_path(struct ibv_ah_attr *ah, int port, int sl, int grh)
 static void connect_qp(uint32_t peer_qpn)
 {
 	struct ibv_qp_attr a;
-	int err, i;
+	int err, i, mask;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
@@ -169,10 +177,12 @@ static void connect_qp(uint32_t peer_qpn)
 	fill_path(&a.alt_ah_attr, alt_port, 1, 1);
 	a.alt_port_num = alt_port;
 	a.alt_timeout = TIMEOUT;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER | IBV_QP_ALT_PATH);
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN | IBV_QP_ALT_PATH;
+	/* UC has no responder resources and no RNR NAKs */
+	if (!uc)
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	err = ibv_modify_qp(qp, &a, mask);
 	if (err)
 		die("modify RTR (with an alternate path)", err);
 
@@ -184,10 +194,12 @@ static void connect_qp(uint32_t peer_qpn)
 	a.sq_psn = 0;
 	a.max_rd_atomic = 1;
 	a.path_mig_state = IBV_MIG_REARM;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC |
-			    IBV_QP_PATH_MIG_STATE);
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_PATH_MIG_STATE;
+	/* UC has no ACKs: no timeout, retries or read/atomic requests */
+	if (!uc)
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	err = ibv_modify_qp(qp, &a, mask);
 	if (err)
 		die("modify RTS (REARM)", err);
 	printf("connected\n");
@@ -275,8 +287,14 @@ static void command(char *line)
 		print_state();
 	} else if (!strcmp(line, "events")) {
 		printf("events mig %d migerr %d\n", nmig, nmigerr);
+	} else if (!strcmp(line, "migseq")) {
+		printf("migseq %lld\n", (long long)mig_seq);
 	} else if (!strcmp(line, "recvd")) {
-		printf("recvd %u\n", next_recv);
+		if (uc)
+			printf("recvd %u lost %u last_lost %lld\n", next_recv,
+			       nlost, (long long)last_lost);
+		else
+			printf("recvd %u\n", next_recv);
 	} else if (sscanf(line, "rearm-port %u %u %u", &p, &n, &m) == 3) {
 		rearm(p, n, m);
 	} else if (sscanf(line, "rearm %u %u", &n, &m) == 2) {
@@ -321,9 +339,10 @@ static void poll_events(void)
 	struct ibv_async_event ev;
 
 	while (!ibv_get_async_event(ctx, &ev)) {
-		if (ev.event_type == IBV_EVENT_PATH_MIG)
-			nmig++;
-		else if (ev.event_type == IBV_EVENT_PATH_MIG_ERR)
+		if (ev.event_type == IBV_EVENT_PATH_MIG) {
+			if (!nmig++)
+				mig_seq = next_send;
+		} else if (ev.event_type == IBV_EVENT_PATH_MIG_ERR)
 			nmigerr++;
 		printf("event %s\n", ibv_event_type_str(ev.event_type));
 		fflush(stdout);
@@ -351,9 +370,16 @@ static void poll_cq(void)
 		}
 		if (wc[i].opcode == IBV_WC_RECV) {
 			memcpy(&seq, buf + wc[i].wr_id * MSG_LEN, sizeof(seq));
-			if (ntohl(seq) != next_recv) {
+			seq = ntohl(seq);
+			/* UC: what the wire lost is gone, later ones come */
+			if (uc && seq > next_recv) {
+				nlost += seq - next_recv;
+				last_lost = seq - 1;
+				next_recv = seq;
+			}
+			if (seq != next_recv) {
 				printf("error received message %u, expected %u\n",
-				       ntohl(seq), next_recv);
+				       seq, next_recv);
 				exit(1);
 			}
 			next_recv++;
@@ -392,6 +418,7 @@ int main(int argc, char **argv)
 		{ "alt-port", required_argument, NULL, 'P' },
 		{ "alt-lid", required_argument, NULL, 'L' },
 		{ "alt-gid", required_argument, NULL, 'G' },
+		{ "uc", no_argument, NULL, 'u' },
 		{}
 	};
 	struct ibv_qp_init_attr qpa = {};
@@ -408,6 +435,7 @@ int main(int argc, char **argv)
 				die("--peer-gid", EINVAL);
 			break;
 		case 'P': alt_port = strtoul(optarg, NULL, 0); break;
+		case 'u': uc = true; break;
 		case 'L': alt_lid = strtoul(optarg, NULL, 0); break;
 		case 'G':
 			if (inet_pton(AF_INET6, optarg, &alt_gid) != 1)
@@ -442,7 +470,7 @@ int main(int argc, char **argv)
 		die("ibv_reg_mr", errno);
 	qpa.send_cq = cq;
 	qpa.recv_cq = cq;
-	qpa.qp_type = IBV_QPT_RC;
+	qpa.qp_type = uc ? IBV_QPT_UC : IBV_QPT_RC;
 	qpa.cap.max_send_wr = WINDOW;
 	qpa.cap.max_recv_wr = NRECV;
 	qpa.cap.max_send_sge = 1;

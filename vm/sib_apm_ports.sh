@@ -22,13 +22,21 @@
 #     and arm; the sender forces the migration back to port 1 with modify
 #     QP (MIGRATED), its next messages migrate the receiver (event): both
 #     on port 1 again, traffic flows.
+# Then the same with a UC QP on each guest (sib_apm --uc), whose only way
+# off a dead primary path is the port-down migration (UC has no ACKs, so
+# no retries run out): both sides send to arm (a UC QP arms on what it
+# receives); at the cut both QPs migrate when their port 1 goes down,
+# with IBV_EVENT_PATH_MIG and no completion in error; what the cut link
+# swallowed before that is lost (UC retransmits nothing: counted,
+# RDMA-HA-MEASURE apm-ports-uc-lost), every message posted after the
+# sender's migration arrives, in order; the last arrives; the rest as for
+# RC.
 # eth1 also carries plain IP for the barriers.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma ibv_devinfo sib_apm perfquery
 P1=/sys/class/infiniband/sib0/ports/1
 P2=/sys/class/infiniband/sib0/ports/2
-OUT=/tmp/apm.out
 # The gap bound, as in sib_apm: the retries of the primary path (3 + 1
 # local ACK timeouts of 67 ms) and one retry on the alternate path, at the
 # 4 ms jiffies of the guests and with a loaded TCG host: 3 s.
@@ -43,13 +51,6 @@ peer_exchange ids "$(($(cat $P1/lid))) $(cat $P1/gids/0) $(($(cat $P2/lid))) $(c
 set -- $PEER_DATA
 PEER_LID1=$1 PEER_GID1=$2 PEER_LID2=$3 PEER_GID2=$4
 log "peer: port 1 LID $PEER_LID1 GID $PEER_GID1, port 2 LID $PEER_LID2 GID $PEER_GID2"
-
-mkfifo /tmp/apm.in
-sib_apm --dev sib0 --peer-lid "$PEER_LID1" --peer-gid "$PEER_GID1" \
-	--alt-port 2 --alt-lid "$PEER_LID2" --alt-gid "$PEER_GID2" \
-	</tmp/apm.in >$OUT 2>&1 &
-pid=$!
-exec 3>/tmp/apm.in
 
 # the helpers of sib_apm.sh
 _apm_bad() {
@@ -88,103 +89,159 @@ expect_events() {
 		fail "events: '$REPLY', expected mig $1 migerr 0"
 	log "$REPLY"
 }
-recv_total() {
-	apm recvd '^recvd '
-	echo "${REPLY#recvd }"
-}
 # xmit_pkts PORT: PortXmitPkts of PORT (perfquery -x, the PMA)
 xmit_pkts() {
 	perfquery -C sib0 -P "$1" -x 2>/dev/null |
 		sed -n 's/^PortXmitPkts:\.*//p'
 }
 
-wait_for 10 grep -q '^qpn ' $OUT || fail "sib_apm: $(cat $OUT)"
-QPN=$(grep -m 1 '^qpn ' $OUT | cut -d' ' -f2)
-peer_exchange qpn "$QPN"
-apm "peer $PEER_DATA" '^connected'
-log "QP $QPN connected to $PEER_DATA"
-barrier connected
-
-# 1. traffic arms both QPs
-[ "$ROLE" = b ] || apm "send 100" '^sent 100$'
-barrier armed-traffic
-expect_state "ARMED sl 0 grh 0" 1
-barrier armed
-
-# 2. port 1's link is cut under traffic
-x2=$(xmit_pkts 2)
-if [ "$ROLE" = a ]; then
-	apm "stream 200"
-	nap 1
-	host_cmd both "set_link n0 off"
-fi
-wait_for 60 grep -q DOWN $P1/state || fail "port 1 not DOWN after the cut"
-log "port 1 DOWN"
-if [ "$ROLE" = a ]; then
-	apm_wait '^streamed ' 180
+# recvd: "recvd N" (RC) or "recvd N lost L last_lost S" (UC), into RECVD,
+# LOST and LAST_LOST
+recvd() {
+	apm recvd '^recvd '
 	set -- $REPLY
-	sent=$2 gap=$4
-	echo "RDMA-HA-MEASURE: apm-ports-gap-ms $gap bound=$GAP_MAX_MS"
-	[ "$gap" -le $GAP_MAX_MS ] ||
-		fail "longest gap between send completions $gap ms > $GAP_MAX_MS ms"
-	log "$REPLY"
-	peer_exchange sent "$sent" 180
-else
-	peer_exchange sent "" 180
-	sent=$PEER_DATA
-	got=$(recv_total)
-	[ "$got" = "$sent" ] || fail "received $got messages, the peer sent $sent"
-	log "received all $got messages in order"
-fi
-expect_events 1
-expect_state "MIGRATED sl 1 grh 1" 2
-d2=$(( $(xmit_pkts 2) - x2 ))
-log "port 2 sent $d2 packets since the cut"
-[ "$d2" -ge 100 ] || fail "port 2 sent $d2 packets, the stream went elsewhere"
-barrier migrated
+	RECVD=$2 LOST=${4:-0} LAST_LOST=${6:--1}
+}
+# expect_recvd N: all N messages of the peer received, none lost since
+# LOST0 (lost ones are only the cut's, on UC)
+expect_recvd() {
+	recvd
+	[ "$RECVD" = "$1" ] || fail "$QPT: received $RECVD messages, the peer sent $1"
+	[ "$LOST" = "$LOST0" ] ||
+		fail "$QPT: $((LOST - LOST0)) more messages lost, the last $LAST_LOST"
+	if [ "$LOST0" = 0 ]; then
+		log "$QPT: received all $RECVD messages in order"
+	else
+		log "$QPT: received $RECVD messages in order, $LOST0 lost at the cut"
+	fi
+}
 
-# 3. traffic goes on over port 2, port 1 still cut
-grep -q DOWN $P1/state || fail "port 1 came back during the test"
-[ "$ROLE" = b ] || apm "send 50" "^sent $((sent + 50))\$" 60
-barrier on-port2
-if [ "$ROLE" = b ]; then
-	got=$(recv_total)
-	[ "$got" = "$((sent + 50))" ] ||
-		fail "received $got messages over port 2, the peer sent $((sent + 50))"
-	log "received $got messages over port 2"
-fi
-barrier port2-checked
+# apm_round rc|uc: the four steps above with one QP of that type
+apm_round() {
+	QPT=$1 UCOPT=
+	[ "$QPT" = uc ] && UCOPT=--uc
+	OUT=/tmp/apm-$QPT.out
+	LOST0=0
+	mkfifo /tmp/apm-$QPT.in
+	sib_apm --dev sib0 $UCOPT --peer-lid "$PEER_LID1" --peer-gid "$PEER_GID1" \
+		--alt-port 2 --alt-lid "$PEER_LID2" --alt-gid "$PEER_GID2" \
+		</tmp/apm-$QPT.in >$OUT 2>&1 &
+	pid=$!
+	exec 3>/tmp/apm-$QPT.in
+	_apm_from=1
 
-# 4. port 1 back, forced migration back to it
-[ "$ROLE" = a ] && host_cmd both "set_link n0 on"
-wait_for 60 grep -q ACTIVE $P1/state || fail "port 1 not ACTIVE after the link came back"
-barrier restored 120
-apm "rearm-port 1 0 0" '^rearmed'
-barrier rearmed
-[ "$ROLE" = b ] || apm "send 50" "^sent $((sent + 100))\$" 60
-barrier rearm-traffic
-expect_state "ARMED sl 1 grh 1" 2
-barrier armed-again
-if [ "$ROLE" = a ]; then
-	apm force '^forced'
-	expect_state "MIGRATED sl 0 grh 0" 1
-	apm "send 50" "^sent $((sent + 150))\$" 60
+	wait_for 10 grep -q '^qpn ' $OUT || fail "sib_apm: $(cat $OUT)"
+	QPN=$(grep -m 1 '^qpn ' $OUT | cut -d' ' -f2)
+	peer_exchange qpn-$QPT "$QPN"
+	apm "peer $PEER_DATA" '^connected'
+	log "$QPT QP $QPN connected to $PEER_DATA"
+	barrier connected-$QPT
+
+	# 1. traffic arms both QPs: an RC sender arms on the ACKs, a UC
+	# QP only on what the peer sends it
+	if [ "$ROLE" = a ] || [ "$QPT" = uc ]; then
+		apm "send 100" '^sent 100$'
+	fi
+	barrier armed-traffic-$QPT
+	expect_state "ARMED sl 0 grh 0" 1
+	barrier armed-$QPT
+
+	# 2. port 1's link is cut under traffic
+	x2=$(xmit_pkts 2)
+	if [ "$ROLE" = a ]; then
+		apm "stream 200"
+		nap 1
+		host_cmd both "set_link n0 off"
+	fi
+	wait_for 60 grep -q DOWN $P1/state || fail "port 1 not DOWN after the cut"
+	log "port 1 DOWN"
+	if [ "$ROLE" = a ]; then
+		apm_wait '^streamed ' 180
+		set -- $REPLY
+		sent=$2 gap=$4
+		echo "RDMA-HA-MEASURE: apm-ports-gap-ms $gap bound=$GAP_MAX_MS qp=$QPT"
+		[ "$gap" -le $GAP_MAX_MS ] ||
+			fail "longest gap between send completions $gap ms > $GAP_MAX_MS ms"
+		log "$REPLY"
+		apm migseq '^migseq '
+		migseq=${REPLY#migseq }
+		peer_exchange sent-$QPT "$sent $migseq" 180
+	else
+		peer_exchange sent-$QPT "" 180
+		set -- $PEER_DATA
+		sent=$1 migseq=$2
+		if [ "$QPT" = rc ]; then
+			expect_recvd "$sent"
+		else
+			# the last message came, and every one the sender
+			# posted once it had migrated; what the cut link
+			# swallowed before is gone
+			recvd
+			[ "$RECVD" = "$sent" ] ||
+				fail "uc: the last message received is $((RECVD - 1)), the peer sent $sent"
+			[ "$migseq" -ge 0 ] || fail "uc: the sender never migrated"
+			[ "$LAST_LOST" -lt "$migseq" ] ||
+				fail "uc: message $LAST_LOST lost, posted after the sender migrated (from $migseq)"
+			echo "RDMA-HA-MEASURE: apm-ports-uc-lost $LOST of $sent migseq=$migseq"
+			log "uc: $LOST messages lost at the cut (the last $LAST_LOST), every one from $migseq received"
+			LOST0=$LOST
+		fi
+	fi
 	expect_events 1
-else
-	expect_events 2
-	expect_state "MIGRATED sl 0 grh 0" 1
-fi
-barrier forced
-if [ "$ROLE" = b ]; then
-	got=$(recv_total)
-	[ "$got" = "$((sent + 150))" ] ||
-		fail "received $got messages, the peer sent $((sent + 150))"
-	log "received all $got messages in order"
-fi
-barrier done
-echo quit >&3
-wait $pid || fail "sib_apm exited $?: $(cat $OUT)"
-exec 3>&-
+	expect_state "MIGRATED sl 1 grh 1" 2
+	d2=$(( $(xmit_pkts 2) - x2 ))
+	log "port 2 sent $d2 packets since the cut"
+	# the receiver of a UC stream sends nothing
+	if [ "$ROLE" = a ] || [ "$QPT" = rc ]; then
+		[ "$d2" -ge 100 ] || fail "port 2 sent $d2 packets, the stream went elsewhere"
+	fi
+	barrier migrated-$QPT
+
+	# 3. traffic goes on over port 2, port 1 still cut
+	grep -q DOWN $P1/state || fail "port 1 came back during the test"
+	[ "$ROLE" = b ] || apm "send 50" "^sent $((sent + 50))\$" 60
+	barrier on-port2-$QPT
+	[ "$ROLE" = a ] || expect_recvd "$((sent + 50))"
+	barrier port2-checked-$QPT
+
+	# 4. port 1 back, forced migration back to it
+	[ "$ROLE" = a ] && host_cmd both "set_link n0 on"
+	wait_for 60 grep -q ACTIVE $P1/state || fail "port 1 not ACTIVE after the link came back"
+	barrier restored-$QPT 120
+	apm "rearm-port 1 0 0" '^rearmed'
+	barrier rearmed-$QPT
+	if [ "$ROLE" = a ]; then
+		apm "send 50" "^sent $((sent + 100))\$" 60
+	elif [ "$QPT" = uc ]; then
+		apm "send 50" '^sent 150$' 60
+	fi
+	barrier rearm-traffic-$QPT
+	expect_state "ARMED sl 1 grh 1" 2
+	barrier armed-again-$QPT
+	if [ "$ROLE" = a ]; then
+		apm force '^forced'
+		expect_state "MIGRATED sl 0 grh 0" 1
+		apm "send 50" "^sent $((sent + 150))\$" 60
+		expect_events 1
+	else
+		expect_events 2
+		expect_state "MIGRATED sl 0 grh 0" 1
+	fi
+	barrier forced-$QPT
+	if [ "$ROLE" = b ]; then
+		expect_recvd "$((sent + 150))"
+	elif [ "$QPT" = uc ]; then
+		expect_recvd 150
+	fi
+	barrier done-$QPT
+	echo quit >&3
+	wait $pid || fail "sib_apm exited $?: $(cat $OUT)"
+	exec 3>&-
+}
+
+apm_round rc
+apm_round uc
+
 # (not "lockdep": the boot says "RCU lockdep checking is enabled")
 if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|possible recursive|circular locking|inconsistent lock'; then
 	fail "kernel warning"

@@ -159,12 +159,18 @@ static void __rxe_apm_migrate(struct rxe_qp *qp)
 	qp->pri_av = qp->alt_av;
 	qp->attr.port_num = qp->attr.alt_port_num;
 	qp->attr.pkey_index = qp->attr.alt_pkey_index;
-	qp->attr.timeout = qp->attr.alt_timeout;
-	if (!qp->attr.timeout) {
-		qp->qp_timeout_jiffies = 0;
-	} else {
-		j = nsecs_to_jiffies(4096ULL << qp->attr.timeout);
-		qp->qp_timeout_jiffies = j ? j : 1;
+	/*
+	 * Only RC waits for ACKs: a UC QP has no retransmit timer (its
+	 * alternate path may still carry a timeout, which modify QP takes).
+	 */
+	if (qp_type(qp) == IB_QPT_RC) {
+		qp->attr.timeout = qp->attr.alt_timeout;
+		if (!qp->attr.timeout) {
+			qp->qp_timeout_jiffies = 0;
+		} else {
+			j = nsecs_to_jiffies(4096ULL << qp->attr.timeout);
+			qp->qp_timeout_jiffies = j ? j : 1;
+		}
 	}
 	WRITE_ONCE(qp->attr.path_mig_state, IB_MIG_MIGRATED);
 	qp->apm_err_sent = 0;

@@ -312,10 +312,41 @@ static void rxe_apm_test_modify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxe_ib_av(&qp->alt_av)->dlid, 0);
 }
 
+/*
+ * A UC QP has no retransmit timer (rxe_qp_init_req() sets one up for RC
+ * only): a migration must not give it a timeout, whatever the alternate
+ * path carries, or its next send arms a timer that was never set up.
+ */
+static void rxe_apm_test_uc_timeout(struct kunit *test)
+{
+	struct rxe_apm_test_ctx *c = rxe_apm_test_qp(test);
+	struct rxe_qp *qp = &c->qp;
+	struct ib_qp_attr attr = {};
+
+	qp->ibqp.qp_type = IB_QPT_UC;
+
+	/* forced */
+	attr.path_mig_state = IB_MIG_MIGRATED;
+	rxe_apm_modify(qp, &attr, IB_QP_PATH_MIG_STATE);
+	KUNIT_EXPECT_EQ(test, qp->attr.path_mig_state, IB_MIG_MIGRATED);
+	KUNIT_EXPECT_EQ(test, rxe_ib_av(&qp->pri_av)->sl, 1);
+	KUNIT_EXPECT_EQ(test, qp->attr.timeout, 0);
+	KUNIT_EXPECT_EQ(test, qp->qp_timeout_jiffies, 0);
+
+	/* by the peer's MigReq on the alternate path */
+	qp->attr.path_mig_state = IB_MIG_ARMED;
+	KUNIT_EXPECT_EQ(test, rxe_apm_rcv(qp, true, false, true), 0);
+	KUNIT_EXPECT_EQ(test, qp->attr.path_mig_state, IB_MIG_MIGRATED);
+	KUNIT_EXPECT_EQ(test, c->nev[IB_EVENT_PATH_MIG], 1);
+	KUNIT_EXPECT_EQ(test, qp->attr.timeout, 0);
+	KUNIT_EXPECT_EQ(test, qp->qp_timeout_jiffies, 0);
+}
+
 static struct kunit_case rxe_apm_test_cases[] = {
 	KUNIT_CASE(rxe_apm_test_mig_state),
 	KUNIT_CASE(rxe_apm_test_rcv_verdict),
 	KUNIT_CASE(rxe_apm_test_retry_exhausted),
+	KUNIT_CASE(rxe_apm_test_uc_timeout),
 	KUNIT_CASE(rxe_apm_test_rcv),
 	KUNIT_CASE(rxe_apm_test_modify),
 	KUNIT_CASE(rxe_apm_test_fresh_retries),
