@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # rdma-ha: guests=2 timeout=1800 kernel=patched
-# rdma-ha-opt-in: no whole run has passed yet; a run of the full matrix on a quiet host is not measured (issue 17)
+# rdma-ha-opt-in: one whole run passed, on a quiet host (session 33: 384 rows ok, 4 unjudged, 211 s, 304 CPU-s); never run under a full check's load (issue 17)
 #
 # The lifecycle matrix (cma_ha_matrix_lib.sh) on the RoCE bond of
 # cma_ha_roce.sh: bond0 (active-backup, miimon 100) over eth0/eth1 with
