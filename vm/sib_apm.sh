@@ -22,11 +22,11 @@
 #     SL 1 is then cut and traffic still flows: it is on SL 0.
 # eth1 carries plain IP for the barriers.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sib_apm_lib.sh"
 
 need_cmd rdma ibv_devinfo sib_apm
 PORT=/sys/class/infiniband/sib0/ports/1
 LOST=/sys/kernel/debug/rxe_ib_lost_sls
-OUT=/tmp/apm.out
 # The retransmission gap bound: the retries of the primary path (3 + 1 local
 # ACK timeouts of 67 ms) and one retry on the alternate path, at the 4 ms
 # jiffies of the guests and with a loaded TCG host: 3 s.
@@ -50,57 +50,11 @@ set -- $PEER_DATA
 PEER_LID=$1 PEER_GID=$2
 log "own LID $LID GID $GID, peer LID $PEER_LID GID $PEER_GID"
 
-mkfifo /tmp/apm.in
-sib_apm --dev sib0 --peer-lid "$PEER_LID" --peer-gid "$PEER_GID" \
-	</tmp/apm.in >$OUT 2>&1 &
-pid=$!
-exec 3>/tmp/apm.in
-
-# _apm_bad: the program failed (a completion in error, a failed verb, a
-# message out of sequence) or died.
-_apm_bad() {
-	grep -q '^wc error\|^error' $OUT || ! kill -0 $pid 2>/dev/null
-}
-
-_apm_from=1
-_apm_has() {
-	_apm_bad && return 0
-	tail -n +$_apm_from $OUT | grep -q "$1"
-}
-
-# apm_wait PATTERN [TIMEOUT_S]: wait for an output line matching PATTERN
-# since the last command, left in REPLY; fail on an error.
-apm_wait() {
-	wait_for "${2:-30}" _apm_has "$1" ||
-		fail "sib_apm: no '$1' in: $(cat $OUT)"
-	! _apm_bad || fail "sib_apm: $(cat $OUT)"
-	REPLY=$(tail -n +$_apm_from $OUT | grep -m 1 "$1")
-}
-
-# apm CMD [PATTERN [TIMEOUT_S]]: send CMD to sib_apm, wait for its answer.
-apm() {
-	_apm_from=$(($(wc -l <$OUT) + 1))
-	echo "$1" >&3
-	[ -z "$2" ] || apm_wait "$2" "$3"
-}
-
 # expect_state WANT: sib_apm's QP ("MIG sl SL grh G") is WANT.
 expect_state() {
 	apm state '^state '
 	[ "$REPLY" = "state $1" ] || fail "QP: '$REPLY', expected 'state $1'"
 	log "QP $REPLY"
-}
-
-# expect_events N: N IBV_EVENT_PATH_MIG so far (within 30 s), no
-# IBV_EVENT_PATH_MIG_ERR.
-_events_are() {
-	apm events '^events '
-	[ "$REPLY" = "events mig $1 migerr 0" ]
-}
-expect_events() {
-	wait_for 30 _events_are "$1" ||
-		fail "events: '$REPLY', expected mig $1 migerr 0"
-	log "$REPLY"
 }
 
 # recv_total: what this guest received, in order
@@ -118,8 +72,7 @@ cut_sl() {
 	echo $mask >$LOST || fail "cannot write $LOST"
 }
 
-wait_for 10 grep -q '^qpn ' $OUT || fail "sib_apm: $(cat $OUT)"
-QPN=$(grep -m 1 '^qpn ' $OUT | cut -d' ' -f2)
+apm_start apm --dev sib0 --peer-lid "$PEER_LID" --peer-gid "$PEER_GID"
 peer_exchange qpn "$QPN"
 PEER_QPN=$PEER_DATA
 apm "peer $PEER_QPN" '^connected'
@@ -141,13 +94,7 @@ barrier streaming
 cut_sl 0
 log "SL 0 cut"
 if [ "$ROLE" = a ]; then
-	apm_wait '^streamed ' 120
-	set -- $REPLY
-	sent=$2 gap=$4
-	echo "RDMA-HA-MEASURE: apm-gap-ms $gap bound=$GAP_MAX_MS"
-	[ "$gap" -le $GAP_MAX_MS ] ||
-		fail "longest gap between send completions $gap ms > $GAP_MAX_MS ms"
-	log "$REPLY"
+	apm_streamed apm-gap-ms 120
 	peer_exchange sent "$sent" 180
 else
 	peer_exchange sent "" 180
@@ -193,7 +140,5 @@ else
 fi
 cut_sl none
 barrier done
-echo quit >&3
-wait $pid || fail "sib_apm exited $?: $(cat $OUT)"
-exec 3>&-
+apm_stop
 log "PASS"

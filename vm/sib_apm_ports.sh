@@ -33,6 +33,7 @@
 # RC.
 # eth1 also carries plain IP for the barriers.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sib_apm_lib.sh"
 
 need_cmd rdma ibv_devinfo sib_apm perfquery
 P1=/sys/class/infiniband/sib0/ports/1
@@ -52,26 +53,6 @@ set -- $PEER_DATA
 PEER_LID1=$1 PEER_GID1=$2 PEER_LID2=$3 PEER_GID2=$4
 log "peer: port 1 LID $PEER_LID1 GID $PEER_GID1, port 2 LID $PEER_LID2 GID $PEER_GID2"
 
-# the helpers of sib_apm.sh
-_apm_bad() {
-	grep -q '^wc error\|^error' $OUT || ! kill -0 $pid 2>/dev/null
-}
-_apm_from=1
-_apm_has() {
-	_apm_bad && return 0
-	tail -n +$_apm_from $OUT | grep -q "$1"
-}
-apm_wait() {
-	wait_for "${2:-30}" _apm_has "$1" ||
-		fail "sib_apm: no '$1' in: $(cat $OUT)"
-	! _apm_bad || fail "sib_apm: $(cat $OUT)"
-	REPLY=$(tail -n +$_apm_from $OUT | grep -m 1 "$1")
-}
-apm() {
-	_apm_from=$(($(wc -l <$OUT) + 1))
-	echo "$1" >&3
-	[ -z "$2" ] || apm_wait "$2" "$3"
-}
 # expect_state WANT: the QP ("MIG sl SL grh G") is WANT, on port PORT
 expect_state() {
 	apm state '^state '
@@ -79,15 +60,6 @@ expect_state() {
 	apm port '^port '
 	[ "$REPLY" = "port $2" ] || fail "QP: '$REPLY', expected 'port $2'"
 	log "QP state $1, port $2"
-}
-_events_are() {
-	apm events '^events '
-	[ "$REPLY" = "events mig $1 migerr 0" ]
-}
-expect_events() {
-	wait_for 30 _events_are "$1" ||
-		fail "events: '$REPLY', expected mig $1 migerr 0"
-	log "$REPLY"
 }
 # xmit_pkts PORT: PortXmitPkts of PORT (perfquery -x, the PMA)
 xmit_pkts() {
@@ -120,18 +92,10 @@ expect_recvd() {
 apm_round() {
 	QPT=$1 UCOPT=
 	[ "$QPT" = uc ] && UCOPT=--uc
-	OUT=/tmp/apm-$QPT.out
 	LOST0=0
-	mkfifo /tmp/apm-$QPT.in
-	sib_apm --dev sib0 $UCOPT --peer-lid "$PEER_LID1" --peer-gid "$PEER_GID1" \
-		--alt-port 2 --alt-lid "$PEER_LID2" --alt-gid "$PEER_GID2" \
-		</tmp/apm-$QPT.in >$OUT 2>&1 &
-	pid=$!
-	exec 3>/tmp/apm-$QPT.in
-	_apm_from=1
-
-	wait_for 10 grep -q '^qpn ' $OUT || fail "sib_apm: $(cat $OUT)"
-	QPN=$(grep -m 1 '^qpn ' $OUT | cut -d' ' -f2)
+	apm_start apm-$QPT --dev sib0 $UCOPT \
+		--peer-lid "$PEER_LID1" --peer-gid "$PEER_GID1" \
+		--alt-port 2 --alt-lid "$PEER_LID2" --alt-gid "$PEER_GID2"
 	peer_exchange qpn-$QPT "$QPN"
 	apm "peer $PEER_DATA" '^connected'
 	log "$QPT QP $QPN connected to $PEER_DATA"
@@ -156,13 +120,7 @@ apm_round() {
 	wait_for 60 grep -q DOWN $P1/state || fail "port 1 not DOWN after the cut"
 	log "port 1 DOWN"
 	if [ "$ROLE" = a ]; then
-		apm_wait '^streamed ' 180
-		set -- $REPLY
-		sent=$2 gap=$4
-		echo "RDMA-HA-MEASURE: apm-ports-gap-ms $gap bound=$GAP_MAX_MS qp=$QPT"
-		[ "$gap" -le $GAP_MAX_MS ] ||
-			fail "longest gap between send completions $gap ms > $GAP_MAX_MS ms"
-		log "$REPLY"
+		apm_streamed apm-ports-gap-ms 180 "qp=$QPT"
 		apm migseq '^migseq '
 		migseq=${REPLY#migseq }
 		peer_exchange sent-$QPT "$sent $migseq" 180
@@ -234,9 +192,7 @@ apm_round() {
 		expect_recvd 150
 	fi
 	barrier done-$QPT
-	echo quit >&3
-	wait $pid || fail "sib_apm exited $?: $(cat $OUT)"
-	exec 3>&-
+	apm_stop
 }
 
 apm_round rc
