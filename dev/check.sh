@@ -1020,9 +1020,28 @@ run_ready() {
 lane_start() {
 	local name=$1 k=$2 out=$LOGDIR/vm-$1-$2
 	rm -f "$out.rc"
-	( "$VM_RUNNER" "$name" "${k%+*}" "${k#*+}" "$out" "$LOGDIR/vm-$name-$k.log"
+	# The run goes in the background of the lane's subshell, which
+	# waits for it: a signal to the subshell itself (pkill -f check.sh
+	# reaches every check.sh process, not only this one) then runs
+	# lane_end at once, instead of killing the subshell and leaving its
+	# guests to run until their timeout.
+	( trap lane_end INT TERM HUP
+	  "$VM_RUNNER" "$name" "${k%+*}" "${k#*+}" "$out" "$LOGDIR/vm-$name-$k.log" &
+	  wait $!
 	  echo $? >"$out.rc.tmp" && mv "$out.rc.tmp" "$out.rc" ) &
 	LANE[$!]="$name $k $(date +%s) $3 ${4:-0} $(run_vcpus "$name")"
+}
+
+# lane_end: a lane's subshell was signalled: end its run's process tree,
+# then the subshell.
+lane_end() {
+	local c me=$BASHPID
+	trap - INT TERM HUP
+	# (me: inside $(...) BASHPID is the substitution's own subshell)
+	for c in $(ps -o pid= --ppid "$me" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	exit 143
 }
 
 # lane_reap: wait until a run ends and record it.
@@ -1377,6 +1396,36 @@ interrupt_selftest() (
 	wait
 	[ -z "$alive" ] || { echo "still running after the interrupt:$alive"; exit 1; }
 	echo "interrupt: $(echo $pids | wc -w) processes of the background and a lane ended"
+
+	# A signal to a lane's subshell alone (pkill -f check.sh): its run
+	# (here a shell with a sleep under it, as vm.sh with its QEMUs)
+	# ends with it, orphaned to nobody.
+	local d lane
+	d=$(mktemp -d)
+	LOGDIR=$d
+	run_vcpus() { echo 2; }
+	fake_guest() { sh -c 'echo $$ >"$1"; sleep 300; :' - "$d/guest.pid"; }
+	VM_RUNNER=fake_guest
+	declare -A LANE=()
+	lane_start x patched k
+	lane=${!LANE[*]}
+	for p in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$d/guest.pid" ] && break
+		sleep 0.2
+	done
+	p=$(cat "$d/guest.pid" 2>/dev/null)
+	[ -n "$p" ] || { rm -rf "$d"; echo "the fake guest never started"; exit 1; }
+	kill -TERM "$lane"
+	wait "$lane" 2>/dev/null
+	sleep 0.5
+	st=$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)
+	rm -rf "$d"
+	if kill -0 "$p" 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ]; then
+		kill "$p"
+		echo "a lane's run outlived its signalled subshell: $p($(ps -o comm= -p "$p" 2>/dev/null))"
+		exit 1
+	fi
+	echo "interrupt: a signalled lane ended its run"
 )
 
 # check_selftests: the check's own machinery (all guest runs go through
