@@ -5,14 +5,15 @@
  *   sib_apm --dev DEV --peer-lid LID --peer-gid GID [--uc]
  *           [--alt-port PORT --alt-lid LID --alt-gid GID]
  *
- * Creates an RC QP (--uc: a UC QP) on port 1 of DEV and prints "qpn N".  The alternate
- * path is on port 1 to the same peer port unless --alt-port names
- * another port of DEV and the peer's LID and GID on that path.  Then it runs one
- * loop that keeps receives posted (checking that the peer's messages come
- * in order, none lost or repeated; on UC, where nothing is retransmitted,
- * a lost message is counted, one repeated or out of order is an error),
- * sends what it is told to, watches the
- * QP's async events and reads commands from stdin, one a line:
+ * Creates an RC QP (--uc: a UC QP) on port 1 of DEV and prints "qpn N".
+ * The alternate path is on port 1 to the same peer port unless --alt-port
+ * names another port of DEV and the peer's LID and GID on that path.  Then
+ * it runs one loop that keeps receives posted (checking that the peer's
+ * messages come in order, none lost or repeated; on UC, where nothing is
+ * retransmitted, a lost message is counted, one repeated or out of order
+ * is an error), sends what it is told to, watches the QP's and the
+ * device's async events (printed "event NAME") and reads commands from
+ * stdin, one a line:
  *
  *   peer QPN       connect to the peer's QPN: primary path LID, SL 0, no
  *                  GRH; alternate path LID, SL 1, GRH to GID; REARM

@@ -10,12 +10,13 @@
 # peer's port 2 (alternate port number 2 in modify QP).
 #  1. traffic arms both QPs (REARM -> ARMED), primary port 1;
 #  2. under a stream of sends eth0's link is cut at both ends (QEMU
-#     set_link n0 off: port 1 goes DOWN): the sender exhausts its retries
-#     on port 1 and migrates to port 2, the receiver migrates on the first
-#     packet with MigReq = 1 arriving on port 2; both get
-#     IBV_EVENT_PATH_MIG, no completion in error, no message lost or out of
-#     order, the longest gap between two send completions stays within
-#     the bound (RDMA-HA-MEASURE apm-ports-gap-ms), both QPs are on port 2;
+#     set_link n0 off: port 1 goes DOWN): both QPs migrate to port 2 as
+#     their port 1 goes down (IBV_EVENT_PATH_MIG before the port's
+#     IBV_EVENT_PORT_ERR; the receiver may already have migrated on the
+#     first packet with MigReq = 1 arriving on port 2), no completion in
+#     error, no message lost or out of order, the longest gap between two
+#     send completions stays within the bound (RDMA-HA-MEASURE
+#     apm-ports-gap-ms), both QPs are on port 2;
 #     port 2's PMA counted the traffic after the cut;
 #  3. traffic goes on over port 2 with port 1 still cut;
 #  4. the link back, port 1 loaded again as the alternate path, both rearm
@@ -146,6 +147,12 @@ apm_round() {
 		fi
 	fi
 	expect_events 1
+	# moved by port 1's going down (rxe_apm_port_down()), before the
+	# port's own event, not after spending retries on the dead path
+	# (RC) or never (UC: no retries to run out)
+	first=$(sed -n 's/^event \(path migrated\|port error\)$/\1/p' $OUT | head -n 1)
+	[ "$first" = "path migrated" ] ||
+		fail "$QPT: the QP's first event of the cut is '${first:-none}', not 'path migrated'"
 	expect_state "MIGRATED sl 1 grh 1" 2
 	d2=$(( $(xmit_pkts 2) - x2 ))
 	log "port 2 sent $d2 packets since the cut"
