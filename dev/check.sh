@@ -77,7 +77,7 @@ setup() {
 		xz-utils patch git python3 perl sparse qemu-system-x86 \
 		busybox-static iproute2 rdma-core ibverbs-providers \
 		ibverbs-utils rdmacm-utils perftest librdmacm-dev \
-		libibverbs-dev infiniband-diags socat kmod gcc-12 zstd dwarves \
+		libibverbs-dev infiniband-diags socat vde-switch kmod gcc-12 zstd dwarves \
 		groff-base man-db nvme-cli fio python3-pyverbs
 }
 

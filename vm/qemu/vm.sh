@@ -6,7 +6,7 @@
 #   vm.sh run --kernel BZIMAGE --initrd CPIO --test NAME [--guests 1|2]
 #             [--kernel-b BZIMAGE --initrd-b CPIO]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
-#             [--mem MIB]
+#             [--mem MIB] [--net p2p|switch]
 #   vm.sh kunit --kernel BZIMAGE [--initrd CPIO] [--filter GLOB]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
 #
@@ -17,7 +17,8 @@
 # --kernel-b and --initrd-b when given (a mixed pair, such as Debian's
 # kernel against the patched one), --kernel and --initrd otherwise.
 # --mem gives each guest MIB MiB instead (benchmarks that hold many
-# objects).
+# objects).  --net (header net=): the NICs on cables (p2p, the default)
+# or on one switch (below).
 #
 # The kernel is the project's bzImage (everything built in) or a modular
 # distribution kernel such as Debian's vmlinuz with an initramfs that
@@ -55,10 +56,25 @@
 # are picked per run (free ones around a PID-derived base), so runs can go
 # on concurrently.
 #
+# Switched segment: a scenario whose header says net=switch (or --net
+# switch) gets one learning Ethernet switch instead of the cables: a
+# vde_switch (Debian's vde-switch) on a UNIX socket in a directory of
+# its own under /tmp, with the four NICs (a.n0, a.n1, b.n0, b.n1; one guest: its
+# n0 and n1) on ports 1-4, as the two ports of each host's HCA sit on one
+# subnet's switch in a fabric.  Every NIC hears every other's broadcasts
+# and multicasts (a bond's backup slave hears the probes and replies of
+# bonding's ARP monitor, which it cannot on a cable of its own).  Still
+# nothing outside QEMU: the switch has no tap and no uplink.
+#
 # Fault injection: each guest has an HMP monitor on DIR/<guest>.mon.  A
 # guest console line "RDMA-HA-HOST: self|peer|both <HMP command>" makes
 # this script run the command on the named monitors at once (logged as
-# "host <epoch> <guest> <cmd>" in DIR/host.log).
+# "host <epoch> <guest> <cmd>" in DIR/host.log).  On a switched segment,
+# "RDMA-HA-HOST: self|peer|both switch nN off|on" stops and resumes the
+# forwarding of the switch port of the guest's NIC nN (the port is moved
+# to an isolated VLAN and back), while the NIC keeps its carrier: a
+# link that is up at both ends and carries nothing, which only bonding's
+# ARP monitor or the RDMA traffic itself can tell.
 #
 # Guest restart: "RDMA-HA-HOST: self|peer|both restart [KEY=VALUE...]"
 # kills the named guests' QEMU (SIGKILL: a power cut, the guest shuts
@@ -119,7 +135,7 @@ if [ "$mode" = --load-slack-ms ]; then
 	exit
 fi
 kernel='' initrd='' kernel_b='' initrd_b='' test='' guests='' timeout='' outdir='' append='' filter=''
-smp=''
+smp='' net=''
 mem=1024
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -135,6 +151,7 @@ while [ $# -gt 0 ]; do
 	--filter)  filter=$2; shift 2 ;;
 	--mem)     mem=$2; shift 2 ;;
 	--smp)     smp=$2; shift 2 ;;
+	--net)     net=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -166,6 +183,7 @@ if [ "$mode" = run ]; then
 	guests=${guests:-$(header_value "$test" guests)}
 	timeout=${timeout:-$(header_value "$test" timeout)}
 	smp=${smp:-$(header_value "$test" smp)}
+	net=${net:-$(header_value "$test" net)}
 	label=$test
 else
 	test=kunit
@@ -175,6 +193,12 @@ fi
 guests=${guests:-1}
 smp=${smp:-1}
 case "$smp" in 1|2|3|4) ;; *) die "--smp 1 to 4" ;; esac
+net=${net:-p2p}
+case "$net" in p2p) ;;
+switch) command -v vde_switch >/dev/null ||
+		die "vde_switch missing (apt-get install vde-switch)" ;;
+*) die "--net p2p|switch" ;;
+esac
 timeout=${timeout:-120}
 case "$guests" in 1) names="a" ;; 2) names="a b" ;; *) die "--guests 1|2" ;; esac
 outdir=${outdir:-$root/out/vm/runs/$label-$(date +%Y%m%d-%H%M%S)-$$}
@@ -199,9 +223,16 @@ pick_ports() {
 }
 port_base=$(pick_ports)
 
+# switch_port GUEST NIC: the switch port of NIC n<NIC> of GUEST (1-4).
+switch_port() { echo $(( ($1 - 1) * 2 + $2 + 1 )); }
+
 # netdev_args GUEST NIC: the -netdev argument for NIC n<NIC> of GUEST.
 netdev_args() {
 	local g=$1 n=$2 lp pp
+	if [ "$net" = switch ]; then
+		echo "vde,id=n$n,sock=$swdir/sw,port=$(switch_port "$g" "$n")"
+		return
+	fi
 	if [ "$guests" = 2 ]; then
 		# a.nN <-> b.nN
 		lp=$((port_base + 2 * n + (g == 2)))
@@ -214,11 +245,40 @@ netdev_args() {
 	echo "socket,id=n$n,udp=127.0.0.1:$pp,localaddr=127.0.0.1:$lp"
 }
 
+# switch_cmd CMD: a command to the switch's management console; fails
+# unless the switch says Success.
+switch_cmd() {
+	printf '%s\nlogout\n' "$1" |
+		socat -t 2 - "UNIX-CONNECT:$swdir/mgmt" 2>&1 | grep -q '^vde\$ 1000 Success'
+}
+
+# The switch: learning, ports 1-4 for the NICs, VLAN 4093 for the ports
+# that "switch nN off" isolates.
+SWITCH_ISOLATED=4093
+swdir=''
+if [ "$net" = switch ]; then
+	swdir=$(mktemp -d /tmp/rdma-ha-vde.XXXXXX) || die "mktemp"
+	vde_switch -s "$swdir/sw" -M "$swdir/mgmt" -n 8 -d -p "$swdir/pid" \
+		>"$outdir/switch.log" 2>&1 || die "vde_switch did not start: $(cat "$outdir/switch.log")"
+	for x in $(seq 50); do
+		[ -S "$swdir/mgmt" ] && [ -S "$swdir/sw/ctl" ] && [ -s "$swdir/pid" ] && break
+		sleep 0.1
+	done
+	switch_cmd "vlan/create $SWITCH_ISOLATED" ||
+		{ kill "$(cat "$swdir/pid" 2>/dev/null)" 2>/dev/null; rm -rf "$swdir"
+		  die "the switch's management console does not answer"; }
+	echo "switch $swdir: vde_switch pid $(cat "$swdir/pid")" >>"$outdir/switch.log"
+fi
+
 declare -A qpid=() wpid=()
 start_epoch=$EPOCHREALTIME
 
 cleanup() {
 	local p
+	if [ -n "$swdir" ]; then
+		kill "$(cat "$swdir/pid" 2>/dev/null)" 2>/dev/null
+		rm -rf "$swdir"
+	fi
 	for p in "${qpid[@]}"; do
 		kill "$p" 2>/dev/null
 	done
@@ -238,6 +298,22 @@ trap 'echo "vm.sh: interrupted" >&2; exit 130' INT TERM
 monitor_cmd() {
 	printf '%s\n' "$2" | socat -t 0.5 - "UNIX-CONNECT:$outdir/$1.mon" \
 		>>"$outdir/$1.monitor.log" 2>&1
+}
+
+# switch_port_set GUEST NIC on|off: resume or stop the forwarding of the
+# switch port of GUEST's NIC n<NIC>, logged in host.log as the time the
+# switch did it (or "switch failed").
+switch_port_set() {
+	local g=$1 n=$2 how=$3 gi=1 vlan=0 r=ok
+	[ "$g" = a ] || gi=2
+	[ "$how" = on ] || vlan=$SWITCH_ISOLATED
+	if [ -z "$swdir" ]; then
+		r="failed: not on a switched segment (net=switch)"
+	elif ! switch_cmd "port/setvlan $(switch_port $gi "$n") $vlan"; then
+		r=failed
+	fi
+	printf 'host %s %s switch n%s %s %s\n' "$EPOCHREALTIME" "$g" "$n" "$how" "$r" \
+		>>"$outdir/host.log"
 }
 
 # console_watch GUEST: copy the console from stdin to the log files and
@@ -266,6 +342,13 @@ console_watch() {
 					printf '%s\n' "${cmd#restart}" >"$outdir/$x.restart.new"
 					mv "$outdir/$x.restart.new" "$outdir/$x.restart"
 				done
+				continue
+			fi
+			if [[ $cmd =~ ^switch\ n([01])\ (on|off)$ ]]; then
+				for x in $targets; do
+					switch_port_set "$x" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" &
+				done
+				wait
 				continue
 			fi
 			for x in $targets; do
