@@ -48,6 +48,9 @@ MX_MODES_ALL="notify ignore align fail-fast migrate report"
 # command line (vm.sh --append) run a part of the matrix
 [ -z "${RDMA_HA_MATRIX_SEQS:-}" ] || MX_SEQS=$(echo "$RDMA_HA_MATRIX_SEQS" | tr , ' ')
 [ -z "${RDMA_HA_MATRIX_MODES:-}" ] || MX_MODES=$(echo "$RDMA_HA_MATRIX_MODES" | tr , ' ')
+# MX_MON: how bonding watches the slaves, miimon (100 ms) or arp
+# (arp_interval 100 ms, the peer as arp_ip_target; rdma_ha.matrix_mon=)
+MX_MON=${RDMA_HA_MATRIX_MON:-${MX_MON:-miimon}}
 # TCP ports of the RDMA CM (not the IP stack's): column i of sequence s
 MX_PORT_BASE=7500
 # a port event is judged this long after it (CMA_HA_PORT_ERR_HOLDOFF_MS)
@@ -125,7 +128,22 @@ mx_setup() {
 		rxe_add rxe0 bond0 ;;
 	esac
 	wait_ping "$PEER_IP" 60
-	log "matrix: kind $MX_KIND fail_over_mac $(cut -d' ' -f1 /sys/class/net/bond0/bonding/fail_over_mac)"
+	if [ "$MX_MON" = arp ]; then
+		# bonding's ARP monitor instead of miimon; the backup slave
+		# hears the peer only on a switched segment (vm.sh net=switch)
+		ip link set bond0 type bond miimon 0 arp_interval 100 \
+			arp_ip_target "$PEER_IP" || fail "ARP monitoring on bond0"
+		wait_ping "$PEER_IP" 60
+		wait_for 30 mx_slaves_up ||
+			fail "bond0's slaves not both up under the ARP monitor: $(cat /proc/net/bonding/bond0)"
+		[ "$(mx_active)" = 0 ] || bond_activate "$(mx_slave 0)"
+	fi
+	log "matrix: kind $MX_KIND fail_over_mac $(cut -d' ' -f1 /sys/class/net/bond0/bonding/fail_over_mac) monitor $MX_MON"
+}
+
+# mx_slaves_up: bonding's record of both slaves is up (/proc/net/bonding).
+mx_slaves_up() {
+	[ "$(grep -c '^MII Status: up' /proc/net/bonding/bond0)" = 3 ]
 }
 
 mx_active() {
