@@ -6,8 +6,8 @@
 # Builds the initramfs of the rdma-ha QEMU test machine from the host's
 # Debian packages: busybox (static), iproute2 (ip, rdma, tc), ethtool, rdma-core
 # (libibverbs with only the rxe provider, librdmacm), rdmacm-utils,
-# ibverbs-utils, perftest, infiniband-diags (ibstat, saquery, smpquery,
-# ibnetdiscover, sminfo, perfquery), opensm (unpacked, not installed), with
+# ibverbs-utils (ibv_asyncwatch too), perftest, infiniband-diags (ibstat,
+# saquery, smpquery, ibnetdiscover, sminfo, perfquery), opensm (unpacked, not installed), with
 # NVME_TOOLS=1 nvme-cli and fio (NVMe over Fabrics with verified I/O),
 # with PYVERBS=1 python3 and rdma-core's own test suite (python3-pyverbs),
 # plus the project's programs (every executable in $TOOLS_DIR, default
@@ -103,7 +103,8 @@ for f in /usr/bin/rping /usr/bin/ucmatose /usr/bin/udaddy /usr/bin/mckey \
 	 /usr/bin/ib_write_lat /usr/bin/ib_read_lat \
 	 /usr/bin/ibv_devinfo /usr/bin/ibv_devices /usr/bin/ibv_rc_pingpong \
 	 /usr/bin/ibv_ud_pingpong /usr/bin/ibv_uc_pingpong \
-	 /usr/bin/ibv_srq_pingpong /usr/sbin/ibstat /usr/sbin/saquery \
+	 /usr/bin/ibv_srq_pingpong /usr/bin/ibv_asyncwatch \
+	 /usr/sbin/ibstat /usr/sbin/saquery \
 	 /usr/sbin/smpquery /usr/sbin/ibnetdiscover /usr/sbin/sminfo \
 	 /usr/sbin/perfquery \
 	 /usr/bin/rdma; do
