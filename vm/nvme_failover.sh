@@ -110,7 +110,6 @@ CFG=/sys/kernel/config/rdma_cm
 T=/sys/kernel/tracing
 NVME=/usr/sbin/nvme
 FIO=/usr/bin/fio
-SHM_SHIM=/usr/lib/x86_64-linux-gnu/libshm_shim.so
 # the first CM event of a cut within this many ms (TCG margin, as cma_ha_lib)
 ACT_MAX_MS=${RDMA_HA_ACT_MAX_MS:-3000}
 # a kept controller's I/O pauses no longer than this (cma_ha_lib: loaded
@@ -138,7 +137,7 @@ LOSS_MAX_S=60
 KERR_PAT="I/O [Ee]rror|transport error|critical .*error"
 
 # A missing tool is a broken test machine, not a skip.
-for c in $NVME $FIO $SHM_SHIM; do
+for c in $NVME $FIO; do
 	[ -e "$c" ] || fail "$c is not in the initramfs (build-initramfs.sh)"
 done
 need_cmd rdma mono_watch
@@ -551,8 +550,7 @@ run_mode() {
 		watch_state=/tmp/state$seq.log
 		mono_watch watch -i 20000 /sys/class/nvme/$C/state >$watch_state 2>&1 &
 		WPID=$!
-		# (the shim: the test kernels have no System V IPC, shm_shim.c)
-		LD_PRELOAD=$SHM_SHIM $FIO --thread --name=nvme-failover --filename="$DEV" --size=8M --bs=4k \
+		$FIO --thread --name=nvme-failover --filename="$DEV" --size=8M --bs=4k \
 			--rw=randwrite --ioengine=libaio --iodepth=4 --direct=1 \
 			--rate_iops=$FIO_IOPS --verify=crc32c --verify_backlog=16 \
 			--verify_fatal=1 --time_based --runtime=600 \
@@ -785,7 +783,7 @@ run_loss() {
 	MODE=loss
 	[ "$ROLE" = a ] || {
 		connect $LOSS_TMO_S
-		LD_PRELOAD=$SHM_SHIM $FIO --thread --name=nvme-loss --filename="$DEV" --size=8M --bs=4k \
+		$FIO --thread --name=nvme-loss --filename="$DEV" --size=8M --bs=4k \
 			--rw=randwrite --ioengine=libaio --iodepth=4 --direct=1 \
 			--rate_iops=$FIO_IOPS --verify=crc32c --verify_backlog=16 \
 			--verify_fatal=1 --time_based --runtime=600 \
@@ -884,7 +882,7 @@ run_loss() {
 			'! grep -qiE "verify.*(fail|bad)|bad magic|bad header" /tmp/fio$seq.out'
 		# the links are back: a new controller, and verified writes
 		connect
-		LD_PRELOAD=$SHM_SHIM $FIO --thread --name=nvme-back --filename="$DEV" --size=8M --bs=4k \
+		$FIO --thread --name=nvme-back --filename="$DEV" --size=8M --bs=4k \
 			--rw=randwrite --ioengine=libaio --iodepth=4 --direct=1 \
 			--verify=crc32c --verify_fatal=1 --time_based --runtime=2 \
 			--output=/tmp/fio-back.out --eta=never

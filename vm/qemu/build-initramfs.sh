@@ -151,9 +151,6 @@ stage_file /usr/bin/bash
 if [ "${NVME_TOOLS:-}" = 1 ]; then
 	stage_file /usr/sbin/nvme
 	stage_file /usr/bin/fio
-	# fio's System V shared memory on kernels without CONFIG_SYSVIPC
-	gcc -shared -fPIC -O2 -Wall -o "$stage/usr/lib/$MULTIARCH/libshm_shim.so" \
-		"$sel/shm_shim.c"
 fi
 
 # rdma-core's own tests (PYVERBS=1, for rdma_core_tests): the python3
