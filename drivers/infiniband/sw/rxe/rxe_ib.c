@@ -1601,6 +1601,8 @@ void rxe_ib_module_init(void)
 	debugfs_create_file("rxe_ib_lost_naks", 0600, NULL, NULL,
 			    &rxe_ib_lost_naks_fops);
 	debugfs_create_file("rxe_ib_pkey", 0200, NULL, NULL, &rxe_ib_pkey_fops);
+	if (rxe_sma_module_init())
+		pr_warn("soft InfiniBand ports will send no traps\n");
 }
 
 /**
@@ -1608,6 +1610,7 @@ void rxe_ib_module_init(void)
  */
 void rxe_ib_module_exit(void)
 {
+	rxe_sma_module_exit();
 	debugfs_lookup_and_remove("rxe_ib_pkey", NULL);
 	debugfs_lookup_and_remove("rxe_ib_lost_naks", NULL);
 	debugfs_lookup_and_remove("rxe_ib_rnr", NULL);

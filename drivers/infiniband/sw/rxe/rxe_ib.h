@@ -8,8 +8,11 @@
 #define RXE_IB_H
 
 #include <linux/if_ether.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+struct ib_mad_agent;
 struct rxe_dev;
 struct rxe_av;
 struct rxe_qp;
@@ -152,6 +155,30 @@ enum rxe_ib_counter {
 #define RXE_IB_MAX_PORTS	2
 
 /**
+ * struct rxe_ib_trap - the traps a soft IB port sends its subnet manager
+ *			(rxe_sma.c)
+ * @rxe: the device
+ * @port_num: the port
+ * @agent: the port's QP0 send agent; NULL unless the rxe_sma client added
+ *	it (ports a subnet manager manages) and has not removed it.  Under
+ *	@lock
+ * @changes: what changed since the last trap (RXE_SMA_TRAP_CAP_MASK,
+ *	IB_NOTICE_TRAP_NODE_DESC_CHG); under @lock
+ * @lock: serialises @agent and @changes
+ * @work: sends a trap of @changes
+ * @tid: the low 32 bits of the last trap's transaction ID; @work only
+ */
+struct rxe_ib_trap {
+	struct rxe_dev		*rxe;
+	u32			port_num;
+	struct ib_mad_agent	*agent;
+	u8			changes;
+	spinlock_t		lock;		/* serialises @agent, @changes */
+	struct work_struct	work;
+	u32			tid;
+};
+
+/**
  * struct rxe_ib_port - state of a port of a soft InfiniBand device
  * @lid: the port's LID, derived from the GUID when the port gets its
  *	netdevice; it moves when another port on the segment uses it
@@ -174,6 +201,7 @@ enum rxe_ib_counter {
  * @pkeys: the P_Key table (rxe_pkey.c), 0 in an empty entry; written
  *	under @pkey_lock with WRITE_ONCE(), read with READ_ONCE() anywhere
  * @pkey_lock: serialises the writers of @pkeys
+ * @trap: the traps the port sends (rxe_sma.c)
  */
 struct rxe_ib_port {
 	u16			lid;
@@ -184,6 +212,7 @@ struct rxe_ib_port {
 	atomic64_t		counters[RXE_IB_NUM_COUNTERS];
 	u16			pkeys[RXE_IB_PKEY_TBL_LEN];
 	spinlock_t		pkey_lock;	/* serialises writers of @pkeys */
+	struct rxe_ib_trap	trap;
 };
 
 /**

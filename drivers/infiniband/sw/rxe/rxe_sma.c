@@ -548,6 +548,222 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
 	return rxe_sma_reply_status(smp, RXE_SMA_UNSUP_METH_ATTR);
 }
 
+/*
+ * Traps.  A port a subnet manager manages tells it in a Trap(Notice 144)
+ * when its CapabilityMask changes (an SM that starts or stops on the port
+ * sets or clears IsSM, through ib_umad's issm file) and when the node's
+ * description changes (IBA 14.2.5.1, as the SMAs of qib and hfi1 do): the
+ * SM sweeps at once (OpenSM's sweep_on_trap), so it learns of a new SM or
+ * reads the new NodeDescription without waiting for its next heavy sweep.
+ * The SM answers with a TrapRepress, which the SMA drops.  Changes that
+ * come while a trap is being sent go out in the next one; a trap that is
+ * lost is not sent again (the SM finds the change at its next sweep).
+ */
+
+/**
+ * rxe_sma_notice_144() - the Trap(Notice 144) of a port
+ * @smp: the SMP to fill in
+ * @tid: its transaction ID
+ * @lid: the port's LID, the issuer
+ * @cap_mask: the port's CapabilityMask
+ * @changes: what changed: RXE_SMA_TRAP_CAP_MASK, IB_NOTICE_TRAP_NODE_DESC_CHG
+ *
+ * A CapabilityMask change alone is reported with LocalChanges 0 (the
+ * IBA's meaning of that bit: "a change other than of the CapabilityMask");
+ * a change of the node's description sets LocalChanges and its ChangeFlag.
+ */
+VISIBLE_IF_KUNIT void rxe_sma_notice_144(struct ib_smp *smp, __be64 tid,
+					 u16 lid, u32 cap_mask, u8 changes)
+{
+	struct ib_mad_notice_attr *n = (struct ib_mad_notice_attr *)smp->data;
+
+	memset(smp, 0, sizeof(*smp));
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->tid = tid;
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+	/* o14-1: a trap carries M_Key 0 */
+
+	n->generic_type = IB_NOTICE_TYPE_INFO;
+	n->prod_type_lsb = IB_NOTICE_PROD_CA;
+	n->trap_num = IB_NOTICE_TRAP_CAP_MASK_CHG;
+	n->issuer_lid = cpu_to_be16(lid);
+	n->details.ntc_144.lid = cpu_to_be16(lid);
+	n->details.ntc_144.new_cap_mask = cpu_to_be32(cap_mask);
+	if (changes & IB_NOTICE_TRAP_NODE_DESC_CHG) {
+		n->details.ntc_144.local_changes = 1;
+		n->details.ntc_144.change_flags = IB_NOTICE_TRAP_NODE_DESC_CHG;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_144);
+
+/* send the trap of what changed, to the port's SM */
+static void rxe_sma_trap_work(struct work_struct *work)
+{
+	struct rxe_ib_trap *t = container_of(work, struct rxe_ib_trap, work);
+	struct rxe_port *port = rxe_port(t->rxe, t->port_num);
+	struct rdma_ah_attr ah_attr = {};
+	struct ib_mad_send_buf *buf;
+	struct ib_mad_agent *agent;
+	struct ib_ah *ah;
+	u8 changes;
+	u16 sm_lid;
+
+	spin_lock_irq(&t->lock);
+	agent = t->agent;
+	changes = t->changes;
+	t->changes = 0;
+	spin_unlock_irq(&t->lock);
+	if (!agent || !changes)
+		return;
+
+	/* o14-3.2.1: only an ACTIVE port sends traps, to the SM it knows */
+	sm_lid = READ_ONCE(port->attr.sm_lid);
+	if (READ_ONCE(port->attr.state) != IB_PORT_ACTIVE ||
+	    !rxe_sma_lid_ok(sm_lid))
+		return;
+
+	ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&ah_attr, sm_lid);
+	rdma_ah_set_sl(&ah_attr, READ_ONCE(port->attr.sm_sl));
+	rdma_ah_set_port_num(&ah_attr, t->port_num);
+	ah = rdma_create_ah(agent->qp->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return;
+
+	buf = ib_create_send_mad(agent, 0, 0, 0, IB_MGMT_MAD_HDR,
+				 IB_MGMT_MAD_DATA, GFP_KERNEL,
+				 IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf))
+		goto destroy_ah;
+	buf->ah = ah;
+	rxe_sma_notice_144(buf->mad,
+			   cpu_to_be64((u64)agent->hi_tid << 32 | ++t->tid),
+			   READ_ONCE(rxe_ib_port(t->rxe, t->port_num)->lid),
+			   READ_ONCE(port->attr.port_cap_flags), changes);
+	if (!ib_post_send_mad(buf, NULL))
+		return;
+
+	ib_free_send_mad(buf);
+destroy_ah:
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/* a trap went out, or its agent is going: free it */
+static void rxe_sma_trap_sent(struct ib_mad_agent *agent,
+			      struct ib_mad_send_wc *wc)
+{
+	rdma_destroy_ah(wc->send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ib_free_send_mad(wc->send_buf);
+}
+
+/**
+ * rxe_sma_trap() - tell a port's subnet manager of a change
+ * @rxe: the device, a soft IB device
+ * @port_num: the port
+ * @changes: what changed: RXE_SMA_TRAP_CAP_MASK (the port's
+ *	CapabilityMask) or IB_NOTICE_TRAP_NODE_DESC_CHG (the node's
+ *	description)
+ *
+ * Context: any; the trap is sent from a work item.  Nothing is sent for
+ * a port no subnet manager manages, or one whose device is going.
+ */
+void rxe_sma_trap(struct rxe_dev *rxe, u32 port_num, u8 changes)
+{
+	struct rxe_ib_trap *t = &rxe_ib_port(rxe, port_num)->trap;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->agent) {
+		t->changes |= changes;
+		queue_work(system_wq, &t->work);
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+static void rxe_sma_trap_stop(struct rxe_ib_trap *t)
+{
+	struct ib_mad_agent *agent;
+
+	spin_lock_irq(&t->lock);
+	agent = t->agent;
+	t->agent = NULL;
+	t->changes = 0;
+	spin_unlock_irq(&t->lock);
+	if (!agent)
+		return;
+	cancel_work_sync(&t->work);
+	/* and the traps being sent, through rxe_sma_trap_sent() */
+	ib_unregister_mad_agent(agent);
+}
+
+static struct ib_client rxe_sma_client;
+
+/* the QP0 send agents of the ports of a soft IB device an SM manages */
+static int rxe_sma_add_one(struct ib_device *dev)
+{
+	struct rxe_dev *rxe;
+	u32 n;
+
+	if (dev->ops.driver_id != RDMA_DRIVER_RXE)
+		return -EOPNOTSUPP;
+	rxe = container_of(dev, struct rxe_dev, ib_dev);
+	if (!rxe_is_ib(rxe) || !rxe_port(rxe, RXE_PORT)->sma.sm_managed)
+		return -EOPNOTSUPP;
+
+	for (n = 1; n <= rxe_ib_num_ports(rxe); n++) {
+		struct rxe_ib_trap *t = &rxe_ib_port(rxe, n)->trap;
+		struct ib_mad_agent *agent;
+
+		agent = ib_register_mad_agent(dev, n, IB_QPT_SMI, NULL, 0,
+					      rxe_sma_trap_sent, NULL, t, 0);
+		if (IS_ERR(agent)) {
+			while (--n)
+				rxe_sma_trap_stop(&rxe_ib_port(rxe, n)->trap);
+			return PTR_ERR(agent);
+		}
+		spin_lock_irq(&t->lock);
+		t->agent = agent;
+		spin_unlock_irq(&t->lock);
+	}
+	return 0;
+}
+
+static void rxe_sma_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct rxe_dev *rxe = container_of(dev, struct rxe_dev, ib_dev);
+	u32 n;
+
+	for (n = 1; n <= rxe_ib_num_ports(rxe); n++)
+		rxe_sma_trap_stop(&rxe_ib_port(rxe, n)->trap);
+}
+
+static struct ib_client rxe_sma_client = {
+	.name	= "rxe_sma",
+	.add	= rxe_sma_add_one,
+	.remove	= rxe_sma_remove_one,
+};
+
+/**
+ * rxe_sma_module_init() - let soft IB ports send traps
+ *
+ * Return: 0 or the error of ib_register_client()
+ */
+int rxe_sma_module_init(void)
+{
+	return ib_register_client(&rxe_sma_client);
+}
+
+/**
+ * rxe_sma_module_exit() - undo rxe_sma_module_init()
+ */
+void rxe_sma_module_exit(void)
+{
+	ib_unregister_client(&rxe_sma_client);
+}
+
 /**
  * rxe_sma_process_smp() - the SMA's answer to an SMP
  * @rxe: the device, a soft IB device
@@ -619,7 +835,7 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
 						    RXE_SMA_UNSUP_METH_ATTR);
 		}
 	case IB_MGMT_METHOD_TRAP_REPRESS:
-		/* the port sends no traps; TrapRepress has no answer */
+		/* the SM's answer to a trap (rxe_sma_trap()) has none */
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
 	default:
 		return rxe_sma_reply_status(smp, RXE_SMA_UNSUP_METHOD);
@@ -703,6 +919,10 @@ void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 		struct rxe_port *port = rxe_port(rxe, n);
 
 		port->sma.sm_managed = sm_managed;
+		rxe_ib_port(rxe, n)->trap.rxe = rxe;
+		rxe_ib_port(rxe, n)->trap.port_num = n;
+		spin_lock_init(&rxe_ib_port(rxe, n)->trap.lock);
+		INIT_WORK(&rxe_ib_port(rxe, n)->trap.work, rxe_sma_trap_work);
 		/* a Set with ClientReregister raises
 		 * IB_EVENT_CLIENT_REREGISTER: an SM that starts or takes
 		 * over has the SA clients join again

@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
+#include <linux/unaligned.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 
@@ -411,6 +412,67 @@ static void rxe_sma_test_sm_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, process(test, in, out), PASS_ON);
 	test_port(rxe)->attr.port_cap_flags = IB_PORT_SM_DISABLED;
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
+}
+
+/*
+ * The Trap(Notice 144) of a port, byte for byte where an SM reads it (IBA
+ * 14.2.5.1 and the Notice's DataDetails for trap 144): a CapabilityMask
+ * change with LocalChanges 0, a node description change with LocalChanges
+ * and its ChangeFlag.
+ */
+static void rxe_sma_test_notice_144(struct kunit *test)
+{
+	struct ib_smp *smp;
+	const u8 *d;
+
+	smp = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smp);
+	memset(smp, 0xa5, sizeof(*smp));
+	rxe_sma_notice_144(smp, cpu_to_be64(0x1234567800000009ULL), 0x0201,
+			   IB_PORT_SM | IB_PORT_CM_SUP, RXE_SMA_TRAP_CAP_MASK);
+	KUNIT_EXPECT_EQ(test, smp->base_version, IB_MGMT_BASE_VERSION);
+	KUNIT_EXPECT_EQ(test, smp->mgmt_class, IB_MGMT_CLASS_SUBN_LID_ROUTED);
+	KUNIT_EXPECT_EQ(test, smp->class_version, 1);
+	KUNIT_EXPECT_EQ(test, smp->method, IB_MGMT_METHOD_TRAP);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->status), 0);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(smp->tid), 0x1234567800000009ULL);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->attr_id), 0x0002);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(smp->attr_mod), 0);
+	/* o14-1 */
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(smp->mkey), 0);
+	d = smp->data;
+	/* IsGeneric, Type 4 (informational); ProducerType 1 (CA) */
+	KUNIT_EXPECT_EQ(test, d[0], 0x84);
+	KUNIT_EXPECT_EQ(test, d[1], 0);
+	KUNIT_EXPECT_EQ(test, d[2], 0);
+	KUNIT_EXPECT_EQ(test, d[3], 1);
+	/* TrapNumber 144, IssuerLID, Toggle and Count 0 */
+	KUNIT_EXPECT_EQ(test, d[4], 0);
+	KUNIT_EXPECT_EQ(test, d[5], 144);
+	KUNIT_EXPECT_EQ(test, d[6], 0x02);
+	KUNIT_EXPECT_EQ(test, d[7], 0x01);
+	KUNIT_EXPECT_EQ(test, d[8], 0);
+	KUNIT_EXPECT_EQ(test, d[9], 0);
+	/* DataDetails: LIDADDR, LocalChanges, CapabilityMask, ChangeFlags */
+	KUNIT_EXPECT_EQ(test, d[12], 0x02);
+	KUNIT_EXPECT_EQ(test, d[13], 0x01);
+	KUNIT_EXPECT_EQ(test, d[15], 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[16]),
+			IB_PORT_SM | IB_PORT_CM_SUP);
+	KUNIT_EXPECT_EQ(test, d[21], 0);
+	/* the rest of the MAD is zero: no stale bytes go on the wire */
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(&d[22], 0,
+					    IB_SMP_DATA_SIZE - 22));
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(smp->initial_path, 0,
+					    sizeof(smp->initial_path)));
+
+	rxe_sma_notice_144(smp, cpu_to_be64(10), 0x0201, IB_PORT_CM_SUP,
+			   IB_NOTICE_TRAP_NODE_DESC_CHG);
+	KUNIT_EXPECT_EQ(test, d[5], 144);
+	KUNIT_EXPECT_EQ(test, d[15], 1);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[16]), IB_PORT_CM_SUP);
+	KUNIT_EXPECT_EQ(test, d[20], 0);
+	KUNIT_EXPECT_EQ(test, d[21], IB_NOTICE_TRAP_NODE_DESC_CHG);
 }
 
 /*
@@ -832,6 +894,7 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_set_refused),
 	KUNIT_CASE(rxe_sma_test_mkey),
 	KUNIT_CASE(rxe_sma_test_sm_info),
+	KUNIT_CASE(rxe_sma_test_notice_144),
 	KUNIT_CASE(rxe_sma_test_random),
 	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
 	KUNIT_CASE_PARAM(rxe_sma_test_carries, carry_gen_params),
