@@ -10,8 +10,15 @@
 # defaults are 10 s and 4).
 #  - a's opensm (priority 10) becomes MASTER and brings the subnet up;
 #    b's (priority 5), started next, finds a higher master and enters
-#    STANDBY; sminfo on b shows a's SM MASTER; both SM LIDs are a's LID;
-#    IPoIB pings over ib0.
+#    STANDBY; sminfo shows a's SM MASTER; both SM LIDs are a's LID;
+#    IPoIB pings over ib0.  Before b's opensm starts, b opens and closes
+#    ib_umad's issm0, which sets and clears IsSM in its port's
+#    CapabilityMask: each change reaches a's SM as a trap (Notice 144)
+#    from b's LID.
+#  - b's node description changes (sysfs node_desc): b's port traps to
+#    a's SM (Notice 144, NodeDescriptionChange), which reads it again at
+#    once: a's SA (saquery NodeRecord of b's LID) has it within 15 s,
+#    where OpenSM would otherwise read it in its next heavy sweep only.
 #  - a's opensm is killed (SIGKILL: no handover, its port stops being an
 #    SM as its issm file closes).  b's standby finds the master gone,
 #    takes over (MASTER, SUBNET UP) and sets both ports' SM LID to b's
@@ -112,6 +119,26 @@ if [ "$ROLE" = a ]; then
 	subnet_up
 fi
 barrier a-master 120
+
+# ---- IsSM set and cleared on b's port: b's SMA traps to a's SM ---------------
+# (before b's opensm runs, whose own traps would hide the port's: an SM in
+# STANDBY sends the master a Notice 144 of its own)
+if [ "$ROLE" = b ]; then
+	# ib_umad sets IsSM while the issm file is open, and clears it
+	exec 3</dev/infiniband/issm0 || bad "cannot open issm0"
+	nap 1
+	grep -q ' SM ' /sys/class/infiniband/sib0/ports/1/cap_mask 2>/dev/null ||
+		log "cap_mask with IsSM: $(cat /sys/class/infiniband/sib0/ports/1/cap_mask)"
+	exec 3<&-
+fi
+barrier issm 60
+if [ "$ROLE" = a ]; then
+	wait_for 10 sh -c "[ \$(grep -c 'num:144 .* from LID:$B_LID ' /tmp/osm-a1.log) -ge 2 ]" ||
+		bad "a's opensm got $(grep -c 'num:144' /tmp/osm-a1.log) trap(s) 144 from b's port (LID $B_LID), not 2, for IsSM set and cleared"
+	grep 'Received Generic Notice' /tmp/osm-a1.log | head -n 4 | sed 's/^/  osm-a1: /'
+fi
+barrier issm-seen 60
+
 if [ "$ROLE" = b ]; then
 	start_opensm osm-b 5
 	osm_state STANDBY
@@ -123,6 +150,22 @@ sm_lid_is "$A_LID" "a's opensm came up"
 sminfo_master "$A_LID" "$( [ "$ROLE" = a ] && echo "$GUID" || echo "$PEER_GUID")" "the first sweep"
 ping_fresh "the first sweep"
 barrier pinged 60
+
+# ---- b's node description changes: the master reads it at once ---------------
+DESC="rdma-ha-b-renamed-$$"
+if [ "$ROLE" = b ]; then
+	echo "$DESC" >/sys/class/infiniband/sib0/node_desc ||
+		bad "cannot write sib0's node_desc"
+fi
+barrier renamed 60
+if [ "$ROLE" = a ]; then
+	# OpenSM reads a NodeDescription again on a trap that says it
+	# changed, and otherwise only in a heavy sweep (none comes here)
+	wait_for 15 sh -c "saquery -C sib0 -P 1 NR $B_LID 2>/dev/null | grep -q '$DESC'" ||
+		bad "a's SA does not have b's new node description after 15 s: $(saquery -C sib0 -P 1 NR $B_LID 2>&1 | grep -i desc | tr '\n' ' ')"
+	grep -E 'Node description update|num:144' /tmp/osm-a1.log | tail -n 3 | sed 's/^/  osm-a1: /'
+fi
+barrier renamed-seen 60
 
 # ---- the master dies: the standby takes over ---------------------------------
 sm0=$(sm_changes)
