@@ -28,6 +28,8 @@
 #  - a's opensm comes back with its higher priority: it finds b MASTER,
 #    hands the subnet over to itself (SMInfo HANDOVER to b, b STANDBY,
 #    a MASTER), and both SM LIDs are a's LID again; IPoIB pings.
+#  - the SMs stopped, each guest renames its node twice and deletes its
+#    device at once: the queued traps and the send agents go with it.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma sminfo saquery opensm
@@ -225,6 +227,19 @@ kill $opid $apid 2>/dev/null
 wait $opid $apid 2>/dev/null
 sed 's/^/  async: /' /tmp/async.log | head -n 20
 barrier done 60
+
+# ---- the device goes with traps to send -----------------------------------
+# traps queued by two node description changes (a's SM is gone: they may
+# or may not reach it), then the device deleted at once: the trap work
+# and the send agents go with the device, within 30 s, with no splat
+echo "rdma-ha-$ROLE-1" >/sys/class/infiniband/sib0/node_desc
+echo "rdma-ha-$ROLE-2" >/sys/class/infiniband/sib0/node_desc
+t0=$(now)
+rdma link delete sib0 || bad "rdma link delete sib0 failed"
+wait_for 30 sh -c '! test -e /sys/class/infiniband/sib0' ||
+	bad "sib0 still there 30 s after rdma link delete"
+log "sib0 deleted with traps queued in $(rel "$t0" "$(now)") s"
+barrier deleted 60
 [ $res = 0 ] || exit 1
 log "PASS"
 exit 0
