@@ -155,6 +155,23 @@ enum rxe_ib_counter {
 #define RXE_IB_MAX_PORTS	2
 
 /**
+ * struct rxe_ib_bad_pkey - a packet a soft IB port dropped for its P_Key,
+ *			    as a Trap(Notice 257) reports it (rxe_sma.c)
+ * @slid: the packet's source LID
+ * @dlid: its destination LID
+ * @pkey: its P_Key
+ * @sl: its SL
+ * @dqpn: its destination QP
+ */
+struct rxe_ib_bad_pkey {
+	u16			slid;
+	u16			dlid;
+	u16			pkey;
+	u8			sl;
+	u32			dqpn;
+};
+
+/**
  * struct rxe_ib_trap - the traps a soft IB port sends its subnet manager
  *			(rxe_sma.c)
  * @rxe: the device
@@ -163,7 +180,13 @@ enum rxe_ib_counter {
  *	it (ports a subnet manager manages) and has not removed it.  Under
  *	@lock
  * @changes: what changed since the last trap (RXE_SMA_TRAP_CAP_MASK,
- *	IB_NOTICE_TRAP_NODE_DESC_CHG); under @lock
+ *	IB_NOTICE_TRAP_NODE_DESC_CHG) and whether @bad_pkey waits to be
+ *	sent (RXE_SMA_TRAP_BAD_PKEY); under @lock
+ * @bad_pkey: the first P_Key violation since the last trap of one; under
+ *	@lock
+ * @bad_pkey_next: when the next P_Key violation may be recorded: one
+ *	trap a second at most, however many packets a peer sends; under
+ *	@lock
  * @lock: serialises @agent and @changes
  * @work: sends a trap of @changes
  * @tid: the low 32 bits of the last trap's transaction ID; @work only
@@ -173,6 +196,8 @@ struct rxe_ib_trap {
 	u32			port_num;
 	struct ib_mad_agent	*agent;
 	u8			changes;
+	struct rxe_ib_bad_pkey	bad_pkey;
+	unsigned long		bad_pkey_next;
 	spinlock_t		lock;		/* serialises @agent, @changes */
 	struct work_struct	work;
 	u32			tid;

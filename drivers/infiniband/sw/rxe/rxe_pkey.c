@@ -327,7 +327,8 @@ static void rxe_pkey_violation(struct rxe_dev *rxe, u32 port_num)
  * @pkt: the packet, its BTH in reach
  *
  * A packet whose P_Key matches no entry of the port's table is counted in
- * the port's P_KeyViolations; SMPs to QP0 are exempt (IBA 10.9.3).  The
+ * the port's P_KeyViolations and reported to the port's SM in a trap
+ * (rxe_sma_trap_bad_pkey()); SMPs to QP0 are exempt (IBA 10.9.3).  The
  * caller checked the packet's ICRC: a corrupted P_Key is a receive error,
  * not a violation.  The index of the entry found becomes the packet's,
  * which QP1 keeps (rxe_pkey_check()).
@@ -349,6 +350,7 @@ bool rxe_pkey_port_rcv_ok(struct rxe_pkt_info *pkt)
 	}
 
 	rxe_pkey_violation(pkt->rxe, pkt->port_num);
+	rxe_sma_trap_bad_pkey(pkt);
 	return false;
 }
 

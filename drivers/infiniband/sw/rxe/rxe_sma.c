@@ -555,9 +555,12 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
  * description changes (IBA 14.2.5.1, as the SMAs of qib and hfi1 do): the
  * SM sweeps at once (OpenSM's sweep_on_trap), so it learns of a new SM or
  * reads the new NodeDescription without waiting for its next heavy sweep.
- * The SM answers with a TrapRepress, which the SMA drops.  Changes that
- * come while a trap is being sent go out in the next one; a trap that is
- * lost is not sent again (the SM finds the change at its next sweep).
+ * A packet the port drops for its P_Key is reported in a Trap(Notice 257,
+ * Bad P_Key), at most one a second, so that the SM sees a partition
+ * violation where it happens.  The SM answers with a TrapRepress, which
+ * the SMA drops.  Changes that come while a trap is being sent go out in
+ * the next one; a trap that is lost is not sent again (the SM finds a
+ * change at its next sweep).
  */
 
 /**
@@ -599,31 +602,61 @@ VISIBLE_IF_KUNIT void rxe_sma_notice_144(struct ib_smp *smp, __be64 tid,
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_144);
 
-/* send the trap of what changed, to the port's SM */
-static void rxe_sma_trap_work(struct work_struct *work)
+/**
+ * rxe_sma_notice_257() - the Trap(Notice 257, Bad P_Key) of a port
+ * @smp: the SMP to fill in
+ * @tid: its transaction ID
+ * @lid: the port's LID, the issuer
+ * @bad: the packet the port dropped
+ *
+ * LID1 is the packet's source, LID2 its destination, QP2 its destination
+ * QP.  QP1 (the source QP, which only a datagram's DETH carries) and the
+ * GIDs are not reported: 0.
+ */
+VISIBLE_IF_KUNIT void rxe_sma_notice_257(struct ib_smp *smp, __be64 tid,
+					 u16 lid,
+					 const struct rxe_ib_bad_pkey *bad)
 {
-	struct rxe_ib_trap *t = container_of(work, struct rxe_ib_trap, work);
+	struct ib_mad_notice_attr *n = (struct ib_mad_notice_attr *)smp->data;
+
+	memset(smp, 0, sizeof(*smp));
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->tid = tid;
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+
+	n->generic_type = IB_NOTICE_TYPE_SECURITY;
+	n->prod_type_lsb = IB_NOTICE_PROD_CA;
+	n->trap_num = IB_NOTICE_TRAP_BAD_PKEY;
+	n->issuer_lid = cpu_to_be16(lid);
+	n->details.ntc_257_258.lid1 = cpu_to_be16(bad->slid);
+	n->details.ntc_257_258.lid2 = cpu_to_be16(bad->dlid);
+	n->details.ntc_257_258.key = cpu_to_be32(bad->pkey);
+	n->details.ntc_257_258.sl_qp1 = cpu_to_be32((u32)(bad->sl & 0xf) << 28);
+	n->details.ntc_257_258.qp2 = cpu_to_be32(bad->dqpn & 0xffffff);
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_257);
+
+/*
+ * A MAD to the port's SM, for the caller to fill in and post with
+ * rxe_sma_trap_post(); NULL when the port may send no trap now.
+ */
+static struct ib_mad_send_buf *rxe_sma_trap_buf(struct rxe_ib_trap *t,
+						struct ib_mad_agent *agent)
+{
 	struct rxe_port *port = rxe_port(t->rxe, t->port_num);
 	struct rdma_ah_attr ah_attr = {};
 	struct ib_mad_send_buf *buf;
-	struct ib_mad_agent *agent;
 	struct ib_ah *ah;
-	u8 changes;
 	u16 sm_lid;
-
-	spin_lock_irq(&t->lock);
-	agent = t->agent;
-	changes = t->changes;
-	t->changes = 0;
-	spin_unlock_irq(&t->lock);
-	if (!agent || !changes)
-		return;
 
 	/* o14-3.2.1: only an ACTIVE port sends traps, to the SM it knows */
 	sm_lid = READ_ONCE(port->attr.sm_lid);
 	if (READ_ONCE(port->attr.state) != IB_PORT_ACTIVE ||
 	    !rxe_sma_lid_ok(sm_lid))
-		return;
+		return NULL;
 
 	ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(&ah_attr, sm_lid);
@@ -631,24 +664,75 @@ static void rxe_sma_trap_work(struct work_struct *work)
 	rdma_ah_set_port_num(&ah_attr, t->port_num);
 	ah = rdma_create_ah(agent->qp->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah))
-		return;
+		return NULL;
 
 	buf = ib_create_send_mad(agent, 0, 0, 0, IB_MGMT_MAD_HDR,
 				 IB_MGMT_MAD_DATA, GFP_KERNEL,
 				 IB_MGMT_BASE_VERSION);
-	if (IS_ERR(buf))
-		goto destroy_ah;
+	if (IS_ERR(buf)) {
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		return NULL;
+	}
 	buf->ah = ah;
-	rxe_sma_notice_144(buf->mad,
-			   cpu_to_be64((u64)agent->hi_tid << 32 | ++t->tid),
-			   READ_ONCE(rxe_ib_port(t->rxe, t->port_num)->lid),
-			   READ_ONCE(port->attr.port_cap_flags), changes);
+	return buf;
+}
+
+static void rxe_sma_trap_post(struct ib_mad_send_buf *buf)
+{
+	struct ib_ah *ah = buf->ah;
+
 	if (!ib_post_send_mad(buf, NULL))
 		return;
 
 	ib_free_send_mad(buf);
-destroy_ah:
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+/* the transaction ID of the port's next trap */
+static __be64 rxe_sma_trap_tid(struct rxe_ib_trap *t,
+			       struct ib_mad_agent *agent)
+{
+	return cpu_to_be64((u64)agent->hi_tid << 32 | ++t->tid);
+}
+
+/* send the traps of what happened, to the port's SM */
+static void rxe_sma_trap_work(struct work_struct *work)
+{
+	struct rxe_ib_trap *t = container_of(work, struct rxe_ib_trap, work);
+	struct rxe_port *port = rxe_port(t->rxe, t->port_num);
+	u16 lid = READ_ONCE(rxe_ib_port(t->rxe, t->port_num)->lid);
+	struct rxe_ib_bad_pkey bad;
+	struct ib_mad_send_buf *buf;
+	struct ib_mad_agent *agent;
+	u8 changes;
+
+	spin_lock_irq(&t->lock);
+	agent = t->agent;
+	changes = t->changes;
+	bad = t->bad_pkey;
+	t->changes = 0;
+	spin_unlock_irq(&t->lock);
+	if (!agent)
+		return;
+
+	if (changes & (RXE_SMA_TRAP_CAP_MASK | IB_NOTICE_TRAP_NODE_DESC_CHG)) {
+		buf = rxe_sma_trap_buf(t, agent);
+		if (buf) {
+			rxe_sma_notice_144(buf->mad, rxe_sma_trap_tid(t, agent),
+					   lid,
+					   READ_ONCE(port->attr.port_cap_flags),
+					   changes);
+			rxe_sma_trap_post(buf);
+		}
+	}
+	if (changes & RXE_SMA_TRAP_BAD_PKEY) {
+		buf = rxe_sma_trap_buf(t, agent);
+		if (buf) {
+			rxe_sma_notice_257(buf->mad, rxe_sma_trap_tid(t, agent),
+					   lid, &bad);
+			rxe_sma_trap_post(buf);
+		}
+	}
 }
 
 /* a trap went out, or its agent is going: free it */
@@ -678,6 +762,39 @@ void rxe_sma_trap(struct rxe_dev *rxe, u32 port_num, u8 changes)
 	spin_lock_irqsave(&t->lock, flags);
 	if (t->agent) {
 		t->changes |= changes;
+		queue_work(system_wq, &t->work);
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * rxe_sma_trap_bad_pkey() - tell a port's subnet manager of a packet the
+ *			     port dropped for its P_Key
+ * @pkt: the packet, from the wire, its LRH and BTH checked
+ *
+ * The first violation since the last trap of one is reported, a second
+ * after that trap at the earliest; the others are only counted
+ * (P_KeyViolations).
+ *
+ * Context: softirq.
+ */
+void rxe_sma_trap_bad_pkey(struct rxe_pkt_info *pkt)
+{
+	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
+	const struct rxe_ib_lrh *lrh;
+	unsigned long flags;
+
+	lrh = (const struct rxe_ib_lrh *)skb_network_header(PKT_TO_SKB(pkt));
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->agent && !(t->changes & RXE_SMA_TRAP_BAD_PKEY) &&
+	    time_after_eq(jiffies, t->bad_pkey_next)) {
+		t->bad_pkey.slid = be16_to_cpu(lrh->slid);
+		t->bad_pkey.dlid = be16_to_cpu(lrh->dlid);
+		t->bad_pkey.pkey = bth_pkey(pkt);
+		t->bad_pkey.sl = lrh->sl_lnh >> 4;
+		t->bad_pkey.dqpn = bth_qpn(pkt);
+		t->bad_pkey_next = jiffies + HZ;
+		t->changes |= RXE_SMA_TRAP_BAD_PKEY;
 		queue_work(system_wq, &t->work);
 	}
 	spin_unlock_irqrestore(&t->lock, flags);
@@ -923,6 +1040,7 @@ void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 		rxe_ib_port(rxe, n)->trap.port_num = n;
 		spin_lock_init(&rxe_ib_port(rxe, n)->trap.lock);
 		INIT_WORK(&rxe_ib_port(rxe, n)->trap.work, rxe_sma_trap_work);
+		rxe_ib_port(rxe, n)->trap.bad_pkey_next = jiffies;
 		/* a Set with ClientReregister raises
 		 * IB_EVENT_CLIENT_REREGISTER: an SM that starts or takes
 		 * over has the SA clients join again

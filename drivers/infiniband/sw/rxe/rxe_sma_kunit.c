@@ -476,6 +476,47 @@ static void rxe_sma_test_notice_144(struct kunit *test)
 }
 
 /*
+ * The Trap(Notice 257, Bad P_Key) of a port, byte for byte (the Notice's
+ * DataDetails for traps 257 and 258): LID1 the source, LID2 the
+ * destination, the P_Key in the low 16 bits of Key, the SL in the high 4
+ * bits of SL/QP1, QP2 the destination QP in 24 bits.
+ */
+static void rxe_sma_test_notice_257(struct kunit *test)
+{
+	const struct rxe_ib_bad_pkey bad = {
+		.slid = 0x0102, .dlid = 0x0201, .pkey = 0x8001, .sl = 0x3,
+		.dqpn = 0xab123456,
+	};
+	struct ib_smp *smp;
+	const u8 *d;
+
+	smp = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smp);
+	memset(smp, 0xa5, sizeof(*smp));
+	rxe_sma_notice_257(smp, cpu_to_be64(7), 0x0201, &bad);
+	KUNIT_EXPECT_EQ(test, smp->mgmt_class, IB_MGMT_CLASS_SUBN_LID_ROUTED);
+	KUNIT_EXPECT_EQ(test, smp->method, IB_MGMT_METHOD_TRAP);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->attr_id), 0x0002);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(smp->tid), 7);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(smp->mkey), 0);
+	d = smp->data;
+	/* IsGeneric, Type 2 (security); ProducerType 1 (CA); trap 257 */
+	KUNIT_EXPECT_EQ(test, d[0], 0x82);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be24(&d[1]), 1);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[4]), 257);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[6]), 0x0201);
+	/* DataDetails from d[10]: reserved, LID1, LID2, Key, SL/QP1, QP2 */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[12]), 0x0102);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[14]), 0x0201);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[16]), 0x8001);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[20]), 0x30000000);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[24]), 0x123456);
+	/* GID1, GID2 and the rest: zero */
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(&d[28], 0,
+					    IB_SMP_DATA_SIZE - 28));
+}
+
+/*
  * Random SMPs: an answer or none, never a fault; an answer is a GetResp
  * of the SMP's class and TID.  Sets of PortInfo are made Gets (a valid one
  * would raise events on this device, which is not registered).
@@ -895,6 +936,7 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_mkey),
 	KUNIT_CASE(rxe_sma_test_sm_info),
 	KUNIT_CASE(rxe_sma_test_notice_144),
+	KUNIT_CASE(rxe_sma_test_notice_257),
 	KUNIT_CASE(rxe_sma_test_random),
 	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
 	KUNIT_CASE_PARAM(rxe_sma_test_carries, carry_gen_params),
