@@ -15,6 +15,9 @@
 #  - partitions.conf rewritten with b out of 0x8001 (a alone a full
 #    member), opensm told by SIGHUP: b's table loses 0x8001 and b's
 #    ib0.8001 loses its carrier; a's keeps its P_Key;
+#  - a pings b over ib0.8001: b's port drops the packets (b is out of the
+#    partition) and reports the violation to OpenSM in a trap (Notice
+#    257, Bad P_Key, from b's LID);
 #  - no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
@@ -43,8 +46,9 @@ echo N >/sys/module/rdma_rxe/parameters/sib_builtin_sa ||
 sib_add sib0 eth0 INIT
 dmesg -c >/dev/null
 GUID=0x$(cut -d: -f5-8 $PORT/gids/0 | tr -d :)
-peer_exchange ids "$GUID"
-PEER_GUID=$PEER_DATA
+peer_exchange ids "$GUID $(($(cat $PORT/lid)))"
+set -- $PEER_DATA
+PEER_GUID=$1 PEER_LID=$2
 ip link set ib0 up || bad "ib0 up"
 ip link add ib0.8001 link ib0 type ipoib pkey 0x8001 ||
 	bad "ip link add ib0.8001"
@@ -103,6 +107,15 @@ if [ "$ROLE" = a ]; then
 	has_pkey 0x8001 || bad "a lost 0x8001 too"
 	[ "$(cat /sys/class/net/ib0.8001/carrier)" = 1 ] ||
 		bad "a's ib0.8001 lost its carrier"
+	# a's IPoIB goes on sending to b on 0x8001, which b's port drops:
+	# b's SMA reports the violation to a's SM (Trap 257, Bad P_Key)
+	n0=$(grep -c 'num:257 ' /tmp/osm.log)
+	ping -c 3 -W 1 "198.18.81.$PEER_NUM" >/dev/null 2>&1 &&
+		bad "ib0.8001 still pings b, out of the partition"
+	wait_for 10 sh -c "[ \$(grep -c 'num:257 .* from LID:$PEER_LID ' /tmp/osm.log) -gt 0 ]" ||
+		bad "no trap 257 (Bad P_Key) from b's port (LID $PEER_LID) in OpenSM's log: $(grep 'Notice' /tmp/osm.log | tail -n 2 | tr '\n' ' ')"
+	grep 'num:257 ' /tmp/osm.log | head -n 3 | sed 's/^/  osm.log: /'
+	log "OpenSM got $(($(grep -c 'num:257 ' /tmp/osm.log) - n0)) trap(s) 257"
 	osm_summary /tmp/osm.log 10
 	kill $opid 2>/dev/null
 	wait $opid 2>/dev/null
