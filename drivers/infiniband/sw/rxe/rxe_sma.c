@@ -563,6 +563,32 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
  * change at its next sweep).
  */
 
+/*
+ * A Trap(Notice) of a channel adapter port, LID-routed (IBA 14.2.5.1), its
+ * DataDetails left to the caller; the rest of @smp is zeroed, M_Key
+ * included (o14-1).
+ */
+static struct ib_mad_notice_attr *rxe_sma_notice(struct ib_smp *smp,
+						 __be64 tid, u8 type,
+						 __be16 trap_num, u16 lid)
+{
+	struct ib_mad_notice_attr *n = (struct ib_mad_notice_attr *)smp->data;
+
+	memset(smp, 0, sizeof(*smp));
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->tid = tid;
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+
+	n->generic_type = type;
+	n->prod_type_lsb = IB_NOTICE_PROD_CA;
+	n->trap_num = trap_num;
+	n->issuer_lid = cpu_to_be16(lid);
+	return n;
+}
+
 /**
  * rxe_sma_notice_144() - the Trap(Notice 144) of a port
  * @smp: the SMP to fill in
@@ -578,21 +604,10 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
 VISIBLE_IF_KUNIT void rxe_sma_notice_144(struct ib_smp *smp, __be64 tid,
 					 u16 lid, u32 cap_mask, u8 changes)
 {
-	struct ib_mad_notice_attr *n = (struct ib_mad_notice_attr *)smp->data;
+	struct ib_mad_notice_attr *n;
 
-	memset(smp, 0, sizeof(*smp));
-	smp->base_version = IB_MGMT_BASE_VERSION;
-	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	smp->class_version = 1;
-	smp->method = IB_MGMT_METHOD_TRAP;
-	smp->tid = tid;
-	smp->attr_id = IB_SMP_ATTR_NOTICE;
-	/* o14-1: a trap carries M_Key 0 */
-
-	n->generic_type = IB_NOTICE_TYPE_INFO;
-	n->prod_type_lsb = IB_NOTICE_PROD_CA;
-	n->trap_num = IB_NOTICE_TRAP_CAP_MASK_CHG;
-	n->issuer_lid = cpu_to_be16(lid);
+	n = rxe_sma_notice(smp, tid, IB_NOTICE_TYPE_INFO,
+			   IB_NOTICE_TRAP_CAP_MASK_CHG, lid);
 	n->details.ntc_144.lid = cpu_to_be16(lid);
 	n->details.ntc_144.new_cap_mask = cpu_to_be32(cap_mask);
 	if (changes & IB_NOTICE_TRAP_NODE_DESC_CHG) {
@@ -617,20 +632,10 @@ VISIBLE_IF_KUNIT void rxe_sma_notice_257(struct ib_smp *smp, __be64 tid,
 					 u16 lid,
 					 const struct rxe_ib_bad_pkey *bad)
 {
-	struct ib_mad_notice_attr *n = (struct ib_mad_notice_attr *)smp->data;
+	struct ib_mad_notice_attr *n;
 
-	memset(smp, 0, sizeof(*smp));
-	smp->base_version = IB_MGMT_BASE_VERSION;
-	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	smp->class_version = 1;
-	smp->method = IB_MGMT_METHOD_TRAP;
-	smp->tid = tid;
-	smp->attr_id = IB_SMP_ATTR_NOTICE;
-
-	n->generic_type = IB_NOTICE_TYPE_SECURITY;
-	n->prod_type_lsb = IB_NOTICE_PROD_CA;
-	n->trap_num = IB_NOTICE_TRAP_BAD_PKEY;
-	n->issuer_lid = cpu_to_be16(lid);
+	n = rxe_sma_notice(smp, tid, IB_NOTICE_TYPE_SECURITY,
+			   IB_NOTICE_TRAP_BAD_PKEY, lid);
 	n->details.ntc_257_258.lid1 = cpu_to_be16(bad->slid);
 	n->details.ntc_257_258.lid2 = cpu_to_be16(bad->dlid);
 	n->details.ntc_257_258.key = cpu_to_be32(bad->pkey);
