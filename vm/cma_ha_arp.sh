@@ -61,14 +61,7 @@ if [ "$ROLE" = b ]; then
 	wait_for 30 _port_logged "$N" down || fail "no kernel log of sib$N: set down"
 	T_ACT=$(kmsg_time "act$acts" "sib$N: set down\$")
 else
-	wait_for 30 grep -qx "ib$O" /sys/class/net/bond0/bonding/active_slave ||
-		fail "bond0 did not fail over to ib$O"
-	wait_for 10 failover_seen "ib$O" || fail "no kernel log of the failover"
-	T_ACT=$(kmsg_time "act$acts" "slave ib$O.*making interface the new active one")
-	check "the failover came from the ARP monitor: ib$N has carrier" \
-		'[ "$(cat /sys/class/net/ib$N/carrier)" = 1 ]'
-	check "sib$N's port is still ACTIVE" \
-		'grep -q ACTIVE /sys/class/infiniband/sib$N/ports/1/state'
+	arp_failover "$N" "$O"
 fi
 data "what=act act=peer-cut arg=$N t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
 sleep $OBSERVE_S

@@ -92,14 +92,7 @@ T_WIN=$(now)
 barrier "act$seq-isolate"
 if [ "$ROLE" = a ]; then
 	host_cmd self "switch n$N off"
-	wait_for 30 grep -qx "ib$O" /sys/class/net/bond0/bonding/active_slave ||
-		fail "bond0 did not fail over to ib$O"
-	wait_for 10 failover_seen "ib$O" || fail "no kernel log of the failover"
-	T_ACT=$(kmsg_time "act$acts" "slave ib$O.*making interface the new active one")
-	check "the failover came from the ARP monitor: ib$N has carrier" \
-		'[ "$(cat /sys/class/net/ib$N/carrier)" = 1 ]'
-	check "sib$N's port is still ACTIVE" \
-		'grep -q ACTIVE /sys/class/infiniband/sib$N/ports/1/state'
+	arp_failover "$N" "$O"
 	check "straight to the healthy backup: no \"without any active interface\"" \
 		'[ -z "$(kmsg_time "act$acts" "without any active interface")" ]'
 else

@@ -343,6 +343,23 @@ cut_active() {
 	T_ACT=$(kmsg_time "act$acts" "slave $2.*making interface the new active one")
 }
 
+# arp_failover N O: bond0 fails over from ibN to ibO by its ARP monitor,
+# ibN keeping its carrier and sibN its ACTIVE port (the link carries
+# nothing, the RDMA port cannot tell); T_ACT is the kernel's time of the
+# failover.
+arp_failover() {
+	# (check evaluates its test in its own scope: no $1 there)
+	_af_n=$1
+	wait_for 30 grep -qx "ib$2" /sys/class/net/bond0/bonding/active_slave ||
+		fail "bond0 did not fail over to ib$2"
+	wait_for 10 failover_seen "ib$2" || fail "no kernel log of the failover"
+	T_ACT=$(kmsg_time "act$acts" "slave ib$2.*making interface the new active one")
+	check "the failover came from the ARP monitor: ib$1 has carrier" \
+		'[ "$(cat /sys/class/net/ib$_af_n/carrier)" = 1 ]'
+	check "sib$1's port is still ACTIVE" \
+		'grep -q ACTIVE /sys/class/infiniband/sib$_af_n/ports/1/state'
+}
+
 # act_window NAME: wait out the observation window of an act at T_ACT.
 act_window() {
 	data "what=act act=$1 t_act=$T_ACT bond0=$(cat /sys/class/net/bond0/bonding/active_slave)"
