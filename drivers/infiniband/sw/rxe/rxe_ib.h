@@ -185,9 +185,9 @@ struct rxe_ib_bad_pkey {
  * @bad_pkey: the first P_Key violation since the last trap of one; under
  *	@lock
  * @bad_pkey_next: when the next P_Key violation may be recorded: one
- *	trap a second at most, however many packets a peer sends; under
- *	@lock
- * @lock: serialises @agent and @changes
+ *	trap a second at most, however many packets a peer sends; written
+ *	under @lock, read without it first
+ * @lock: serialises @agent, @changes, @bad_pkey and @bad_pkey_next
  * @work: sends a trap of @changes
  * @tid: the low 32 bits of the last trap's transaction ID; @work only
  */
@@ -198,7 +198,7 @@ struct rxe_ib_trap {
 	u8			changes;
 	struct rxe_ib_bad_pkey	bad_pkey;
 	unsigned long		bad_pkey_next;
-	spinlock_t		lock;		/* serialises @agent, @changes */
+	spinlock_t		lock;		/* see above */
 	struct work_struct	work;
 	u32			tid;
 };

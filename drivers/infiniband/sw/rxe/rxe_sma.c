@@ -789,6 +789,10 @@ void rxe_sma_trap_bad_pkey(struct rxe_pkt_info *pkt)
 	const struct rxe_ib_lrh *lrh;
 	unsigned long flags;
 
+	/* a peer that floods the port costs it no lock per packet */
+	if (time_before(jiffies, READ_ONCE(t->bad_pkey_next)))
+		return;
+
 	lrh = (const struct rxe_ib_lrh *)skb_network_header(PKT_TO_SKB(pkt));
 	spin_lock_irqsave(&t->lock, flags);
 	if (t->agent && !(t->changes & RXE_SMA_TRAP_BAD_PKEY) &&
@@ -798,7 +802,7 @@ void rxe_sma_trap_bad_pkey(struct rxe_pkt_info *pkt)
 		t->bad_pkey.pkey = bth_pkey(pkt);
 		t->bad_pkey.sl = lrh->sl_lnh >> 4;
 		t->bad_pkey.dqpn = bth_qpn(pkt);
-		t->bad_pkey_next = jiffies + HZ;
+		WRITE_ONCE(t->bad_pkey_next, jiffies + HZ);
 		t->changes |= RXE_SMA_TRAP_BAD_PKEY;
 		queue_work(system_wq, &t->work);
 	}
