@@ -17,7 +17,8 @@
 #    ib0.8001 loses its carrier; a's keeps its P_Key;
 #  - a pings b over ib0.8001: b's port drops the packets (b is out of the
 #    partition) and reports the violation to OpenSM in a trap (Notice
-#    257, Bad P_Key, from b's LID);
+#    257, Bad P_Key, from b's LID), at most one a second however many
+#    packets it drops (100 pings in 2 s: 2-3 traps);
 #  - no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +117,20 @@ if [ "$ROLE" = a ]; then
 		bad "no trap 257 (Bad P_Key) from b's port (LID $PEER_LID) in OpenSM's log: $(grep 'Notice' /tmp/osm.log | tail -n 2 | tr '\n' ' ')"
 	grep 'num:257 ' /tmp/osm.log | head -n 3 | sed 's/^/  osm.log: /'
 	log "OpenSM got $(($(grep -c 'num:257 ' /tmp/osm.log) - n0)) trap(s) 257"
+	# a flood of violations costs the SM one trap a second: 100 pings
+	# in 2 s, then 2 s for the last traps to arrive
+	nap 1.5
+	n1=$(grep -c 'num:257 ' /tmp/osm.log)
+	t0=$(now)
+	ping -c 100 -i 0.02 -W 1 "198.18.81.$PEER_NUM" >/dev/null 2>&1
+	secs=$(rel "$t0" "$(now)")
+	nap 2
+	n2=$(($(grep -c 'num:257 ' /tmp/osm.log) - n1))
+	log "100 violating pings in $secs s: OpenSM got $n2 trap(s) 257"
+	# one a second, the first at once, the last second begun
+	limit=$(awk -v s="$secs" 'BEGIN { printf "%d\n", s + 2 }')
+	[ "$n2" -ge 1 ] && [ "$n2" -le "$limit" ] ||
+		bad "100 violating pings in $secs s brought $n2 traps 257, not 1 to $limit (one a second)"
 	osm_summary /tmp/osm.log 10
 	kill $opid 2>/dev/null
 	wait $opid 2>/dev/null
