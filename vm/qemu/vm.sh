@@ -563,6 +563,10 @@ for g in $names; do
 	last_boot "$c" | grep -a 'RDMA-HA-DONE' >/dev/null || [ "$mode" = kunit ] ||
 		bad "$g: guest did not finish (no RDMA-HA-DONE)"
 done
+# a fault the host could not inject: the scenario judged a network that
+# was not what it asked for
+s=$(grep -a ' switch n[01] o[nf]* failed' "$outdir/host.log" 2>/dev/null | head -1)
+[ -z "$s" ] || bad "host: $s"
 # A failure wins over a skip.
 [ ${#reasons[@]} -eq 0 ] || verdict=FAIL
 
