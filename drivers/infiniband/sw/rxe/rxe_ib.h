@@ -155,19 +155,22 @@ enum rxe_ib_counter {
 #define RXE_IB_MAX_PORTS	2
 
 /**
- * struct rxe_ib_bad_pkey - a packet a soft IB port dropped for its P_Key,
- *			    as a Trap(Notice 257) reports it (rxe_sma.c)
+ * struct rxe_ib_bad_key - a packet a soft IB port dropped for its P_Key or
+ *			   its Q_Key, as a Trap(Notice 257 or 258) reports
+ *			   it (rxe_sma.c)
  * @slid: the packet's source LID
  * @dlid: its destination LID
- * @pkey: its P_Key
+ * @key: its P_Key or Q_Key
  * @sl: its SL
+ * @sqpn: its source QP, 0 when it carries none (no DETH)
  * @dqpn: its destination QP
  */
-struct rxe_ib_bad_pkey {
+struct rxe_ib_bad_key {
 	u16			slid;
 	u16			dlid;
-	u16			pkey;
+	u32			key;
 	u8			sl;
+	u32			sqpn;
 	u32			dqpn;
 };
 
@@ -180,14 +183,18 @@ struct rxe_ib_bad_pkey {
  *	it (ports a subnet manager manages) and has not removed it.  Under
  *	@lock
  * @changes: what changed since the last trap (RXE_SMA_TRAP_CAP_MASK,
- *	IB_NOTICE_TRAP_NODE_DESC_CHG) and whether @bad_pkey waits to be
- *	sent (RXE_SMA_TRAP_BAD_PKEY); under @lock
+ *	IB_NOTICE_TRAP_NODE_DESC_CHG) and whether @bad_pkey or @bad_qkey
+ *	waits to be sent (RXE_SMA_TRAP_BAD_PKEY, RXE_SMA_TRAP_BAD_QKEY);
+ *	under @lock
  * @bad_pkey: the first P_Key violation since the last trap of one; under
  *	@lock
  * @bad_pkey_next: when the next P_Key violation may be recorded: one
  *	trap a second at most, however many packets a peer sends; written
  *	under @lock, read without it first
- * @lock: serialises @agent, @changes, @bad_pkey and @bad_pkey_next
+ * @bad_qkey: the first Q_Key violation since the last trap of one; under
+ *	@lock
+ * @bad_qkey_next: as @bad_pkey_next, for Q_Key violations
+ * @lock: serialises @agent, @changes and the violations
  * @work: sends a trap of @changes
  * @tid: the low 32 bits of the last trap's transaction ID; @work only
  */
@@ -196,8 +203,10 @@ struct rxe_ib_trap {
 	u32			port_num;
 	struct ib_mad_agent	*agent;
 	u8			changes;
-	struct rxe_ib_bad_pkey	bad_pkey;
+	struct rxe_ib_bad_key	bad_pkey;
 	unsigned long		bad_pkey_next;
+	struct rxe_ib_bad_key	bad_qkey;
+	unsigned long		bad_qkey_next;
 	spinlock_t		lock;		/* see above */
 	struct work_struct	work;
 	u32			tid;

@@ -556,8 +556,9 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
  * SM sweeps at once (OpenSM's sweep_on_trap), so it learns of a new SM or
  * reads the new NodeDescription without waiting for its next heavy sweep.
  * A packet the port drops for its P_Key is reported in a Trap(Notice 257,
- * Bad P_Key), at most one a second, so that the SM sees a partition
- * violation where it happens.  The SM answers with a TrapRepress, which
+ * Bad P_Key), one it drops for its Q_Key in a Trap(Notice 258, Bad
+ * Q_Key), at most one of each a second, so that the SM sees a violation
+ * where it happens.  The SM answers with a TrapRepress, which
  * the SMA drops.  Changes that come while a trap is being sent go out in
  * the next one; a trap that is lost is not sent again (the SM finds a
  * change at its next sweep).
@@ -617,32 +618,55 @@ VISIBLE_IF_KUNIT void rxe_sma_notice_144(struct ib_smp *smp, __be64 tid,
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_144);
 
+/*
+ * The DataDetails of traps 257 and 258 (IBA 14.2.5.1): LID1 is the
+ * packet's source, LID2 its destination, QP1 its source QP (0 when it
+ * carried no DETH), QP2 its destination QP.  The GIDs are not reported: 0.
+ */
+static void rxe_sma_notice_bad_key(struct ib_smp *smp, __be64 tid,
+				   __be16 trap_num, u16 lid,
+				   const struct rxe_ib_bad_key *bad)
+{
+	struct ib_mad_notice_attr *n;
+
+	n = rxe_sma_notice(smp, tid, IB_NOTICE_TYPE_SECURITY, trap_num, lid);
+	n->details.ntc_257_258.lid1 = cpu_to_be16(bad->slid);
+	n->details.ntc_257_258.lid2 = cpu_to_be16(bad->dlid);
+	n->details.ntc_257_258.key = cpu_to_be32(bad->key);
+	n->details.ntc_257_258.sl_qp1 = cpu_to_be32((u32)(bad->sl & 0xf) << 28 |
+						    (bad->sqpn & 0xffffff));
+	n->details.ntc_257_258.qp2 = cpu_to_be32(bad->dqpn & 0xffffff);
+}
+
 /**
  * rxe_sma_notice_257() - the Trap(Notice 257, Bad P_Key) of a port
  * @smp: the SMP to fill in
  * @tid: its transaction ID
  * @lid: the port's LID, the issuer
- * @bad: the packet the port dropped
- *
- * LID1 is the packet's source, LID2 its destination, QP2 its destination
- * QP.  QP1 (the source QP, which only a datagram's DETH carries) and the
- * GIDs are not reported: 0.
+ * @bad: the packet the port dropped, its P_Key in @bad->key
  */
 VISIBLE_IF_KUNIT void rxe_sma_notice_257(struct ib_smp *smp, __be64 tid,
 					 u16 lid,
-					 const struct rxe_ib_bad_pkey *bad)
+					 const struct rxe_ib_bad_key *bad)
 {
-	struct ib_mad_notice_attr *n;
-
-	n = rxe_sma_notice(smp, tid, IB_NOTICE_TYPE_SECURITY,
-			   IB_NOTICE_TRAP_BAD_PKEY, lid);
-	n->details.ntc_257_258.lid1 = cpu_to_be16(bad->slid);
-	n->details.ntc_257_258.lid2 = cpu_to_be16(bad->dlid);
-	n->details.ntc_257_258.key = cpu_to_be32(bad->pkey);
-	n->details.ntc_257_258.sl_qp1 = cpu_to_be32((u32)(bad->sl & 0xf) << 28);
-	n->details.ntc_257_258.qp2 = cpu_to_be32(bad->dqpn & 0xffffff);
+	rxe_sma_notice_bad_key(smp, tid, IB_NOTICE_TRAP_BAD_PKEY, lid, bad);
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_257);
+
+/**
+ * rxe_sma_notice_258() - the Trap(Notice 258, Bad Q_Key) of a port
+ * @smp: the SMP to fill in
+ * @tid: its transaction ID
+ * @lid: the port's LID, the issuer
+ * @bad: the datagram the port dropped, its Q_Key in @bad->key
+ */
+VISIBLE_IF_KUNIT void rxe_sma_notice_258(struct ib_smp *smp, __be64 tid,
+					 u16 lid,
+					 const struct rxe_ib_bad_key *bad)
+{
+	rxe_sma_notice_bad_key(smp, tid, IB_NOTICE_TRAP_BAD_QKEY, lid, bad);
+}
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_258);
 
 /*
  * A MAD to the port's SM, for the caller to fill in and post with
@@ -706,7 +730,7 @@ static void rxe_sma_trap_work(struct work_struct *work)
 	struct rxe_ib_trap *t = container_of(work, struct rxe_ib_trap, work);
 	struct rxe_port *port = rxe_port(t->rxe, t->port_num);
 	u16 lid = READ_ONCE(rxe_ib_port(t->rxe, t->port_num)->lid);
-	struct rxe_ib_bad_pkey bad;
+	struct rxe_ib_bad_key bad_pkey, bad_qkey;
 	struct ib_mad_send_buf *buf;
 	struct ib_mad_agent *agent;
 	u8 changes;
@@ -714,7 +738,8 @@ static void rxe_sma_trap_work(struct work_struct *work)
 	spin_lock_irq(&t->lock);
 	agent = t->agent;
 	changes = t->changes;
-	bad = t->bad_pkey;
+	bad_pkey = t->bad_pkey;
+	bad_qkey = t->bad_qkey;
 	t->changes = 0;
 	spin_unlock_irq(&t->lock);
 	if (!agent)
@@ -734,7 +759,15 @@ static void rxe_sma_trap_work(struct work_struct *work)
 		buf = rxe_sma_trap_buf(t, agent);
 		if (buf) {
 			rxe_sma_notice_257(buf->mad, rxe_sma_trap_tid(t, agent),
-					   lid, &bad);
+					   lid, &bad_pkey);
+			rxe_sma_trap_post(buf);
+		}
+	}
+	if (changes & RXE_SMA_TRAP_BAD_QKEY) {
+		buf = rxe_sma_trap_buf(t, agent);
+		if (buf) {
+			rxe_sma_notice_258(buf->mad, rxe_sma_trap_tid(t, agent),
+					   lid, &bad_qkey);
 			rxe_sma_trap_post(buf);
 		}
 	}
@@ -772,6 +805,40 @@ void rxe_sma_trap(struct rxe_dev *rxe, u32 port_num, u8 changes)
 	spin_unlock_irqrestore(&t->lock, flags);
 }
 
+/*
+ * Record a key violation of @pkt in @bad for a trap, unless one waits to
+ * be sent (@change in the trap's changes) or the last was recorded less
+ * than a second ago (@next).
+ */
+static void rxe_sma_trap_bad_key(struct rxe_pkt_info *pkt, u8 change,
+				 struct rxe_ib_bad_key *bad,
+				 unsigned long *next, u32 key, u32 sqpn)
+{
+	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
+	const struct rxe_ib_lrh *lrh;
+	unsigned long flags;
+
+	/* a peer that floods the port costs it no lock per packet */
+	if (time_before(jiffies, READ_ONCE(*next)))
+		return;
+
+	lrh = (const struct rxe_ib_lrh *)skb_network_header(PKT_TO_SKB(pkt));
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->agent && !(t->changes & change) &&
+	    time_after_eq(jiffies, *next)) {
+		bad->slid = be16_to_cpu(lrh->slid);
+		bad->dlid = be16_to_cpu(lrh->dlid);
+		bad->key = key;
+		bad->sl = lrh->sl_lnh >> 4;
+		bad->sqpn = sqpn;
+		bad->dqpn = bth_qpn(pkt);
+		WRITE_ONCE(*next, jiffies + HZ);
+		t->changes |= change;
+		queue_work(system_wq, &t->work);
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
 /**
  * rxe_sma_trap_bad_pkey() - tell a port's subnet manager of a packet the
  *			     port dropped for its P_Key
@@ -786,27 +853,27 @@ void rxe_sma_trap(struct rxe_dev *rxe, u32 port_num, u8 changes)
 void rxe_sma_trap_bad_pkey(struct rxe_pkt_info *pkt)
 {
 	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
-	const struct rxe_ib_lrh *lrh;
-	unsigned long flags;
 
-	/* a peer that floods the port costs it no lock per packet */
-	if (time_before(jiffies, READ_ONCE(t->bad_pkey_next)))
-		return;
+	rxe_sma_trap_bad_key(pkt, RXE_SMA_TRAP_BAD_PKEY, &t->bad_pkey,
+			     &t->bad_pkey_next, bth_pkey(pkt), 0);
+}
 
-	lrh = (const struct rxe_ib_lrh *)skb_network_header(PKT_TO_SKB(pkt));
-	spin_lock_irqsave(&t->lock, flags);
-	if (t->agent && !(t->changes & RXE_SMA_TRAP_BAD_PKEY) &&
-	    time_after_eq(jiffies, t->bad_pkey_next)) {
-		t->bad_pkey.slid = be16_to_cpu(lrh->slid);
-		t->bad_pkey.dlid = be16_to_cpu(lrh->dlid);
-		t->bad_pkey.pkey = bth_pkey(pkt);
-		t->bad_pkey.sl = lrh->sl_lnh >> 4;
-		t->bad_pkey.dqpn = bth_qpn(pkt);
-		WRITE_ONCE(t->bad_pkey_next, jiffies + HZ);
-		t->changes |= RXE_SMA_TRAP_BAD_PKEY;
-		queue_work(system_wq, &t->work);
-	}
-	spin_unlock_irqrestore(&t->lock, flags);
+/**
+ * rxe_sma_trap_bad_qkey() - tell a port's subnet manager of a datagram the
+ *			     port dropped for its Q_Key
+ * @pkt: the datagram, from the wire, its P_Key accepted
+ *
+ * As rxe_sma_trap_bad_pkey(), with a rate of its own: the others are only
+ * counted (Q_KeyViolations).
+ *
+ * Context: softirq.
+ */
+void rxe_sma_trap_bad_qkey(struct rxe_pkt_info *pkt)
+{
+	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
+
+	rxe_sma_trap_bad_key(pkt, RXE_SMA_TRAP_BAD_QKEY, &t->bad_qkey,
+			     &t->bad_qkey_next, deth_qkey(pkt), deth_sqp(pkt));
 }
 
 static void rxe_sma_trap_stop(struct rxe_ib_trap *t)
@@ -1050,6 +1117,7 @@ void rxe_sma_set_device_ops(struct rxe_dev *rxe)
 		spin_lock_init(&rxe_ib_port(rxe, n)->trap.lock);
 		INIT_WORK(&rxe_ib_port(rxe, n)->trap.work, rxe_sma_trap_work);
 		rxe_ib_port(rxe, n)->trap.bad_pkey_next = jiffies;
+		rxe_ib_port(rxe, n)->trap.bad_qkey_next = jiffies;
 		/* a Set with ClientReregister raises
 		 * IB_EVENT_CLIENT_REREGISTER: an SM that starts or takes
 		 * over has the SA clients join again

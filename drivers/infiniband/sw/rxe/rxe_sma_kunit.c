@@ -483,8 +483,8 @@ static void rxe_sma_test_notice_144(struct kunit *test)
  */
 static void rxe_sma_test_notice_257(struct kunit *test)
 {
-	const struct rxe_ib_bad_pkey bad = {
-		.slid = 0x0102, .dlid = 0x0201, .pkey = 0x8001, .sl = 0x3,
+	const struct rxe_ib_bad_key bad = {
+		.slid = 0x0102, .dlid = 0x0201, .key = 0x8001, .sl = 0x3,
 		.dqpn = 0xab123456,
 	};
 	struct ib_smp *smp;
@@ -512,6 +512,44 @@ static void rxe_sma_test_notice_257(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[20]), 0x30000000);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[24]), 0x123456);
 	/* GID1, GID2 and the rest: zero */
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(&d[28], 0,
+					    IB_SMP_DATA_SIZE - 28));
+}
+
+/*
+ * Trap 258 (Bad Q_Key): the DataDetails of trap 257, the Q_Key in Key and
+ * the datagram's source QP in the low 24 bits of SL/QP1.
+ */
+static void rxe_sma_test_notice_258(struct kunit *test)
+{
+	const struct rxe_ib_bad_key bad = {
+		.slid = 0x0102, .dlid = 0x0201, .key = 0x12345678, .sl = 0x5,
+		.sqpn = 0xff000abc, .dqpn = 1,
+	};
+	struct ib_smp *smp;
+	const u8 *d;
+
+	smp = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smp);
+	memset(smp, 0xa5, sizeof(*smp));
+	rxe_sma_notice_258(smp, cpu_to_be64(8), 0x0201, &bad);
+	KUNIT_EXPECT_EQ(test, smp->mgmt_class, IB_MGMT_CLASS_SUBN_LID_ROUTED);
+	KUNIT_EXPECT_EQ(test, smp->method, IB_MGMT_METHOD_TRAP);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->attr_id), 0x0002);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(smp->tid), 8);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(smp->mkey), 0);
+	d = smp->data;
+	/* IsGeneric, Type 2 (security); ProducerType 1 (CA); trap 258 */
+	KUNIT_EXPECT_EQ(test, d[0], 0x82);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be24(&d[1]), 1);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[4]), 258);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[6]), 0x0201);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[10]), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[12]), 0x0102);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&d[14]), 0x0201);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[16]), 0x12345678);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[20]), 0x50000abc);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[24]), 1);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&d[28], 0,
 					    IB_SMP_DATA_SIZE - 28));
 }
@@ -937,6 +975,7 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_sm_info),
 	KUNIT_CASE(rxe_sma_test_notice_144),
 	KUNIT_CASE(rxe_sma_test_notice_257),
+	KUNIT_CASE(rxe_sma_test_notice_258),
 	KUNIT_CASE(rxe_sma_test_random),
 	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
 	KUNIT_CASE_PARAM(rxe_sma_test_carries, carry_gen_params),
