@@ -19,11 +19,15 @@
 #    partition) and reports the violation to OpenSM in a trap (Notice
 #    257, Bad P_Key, from b's LID), at most one a second however many
 #    packets it drops (100 pings in 2 s: 2-3 traps);
+#  - a sends datagrams to QP1 of b's port with a Q_Key other than the
+#    GSI's: b's port drops them (Q_KeyViolations, read by smpquery) and
+#    reports the first in a trap (Notice 258, Bad Q_Key, from b's LID),
+#    again at most one a second however many it drops;
 #  - no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma smpquery opensm
+need_cmd rdma smpquery opensm sib_probe
 PORT=/sys/class/infiniband/sib0/ports/1
 res=0
 bad() { log "FAIL: $*"; res=1; }
@@ -131,6 +135,39 @@ if [ "$ROLE" = a ]; then
 	limit=$(awk -v s="$secs" 'BEGIN { printf "%d\n", s + 2 }')
 	[ "$n2" -ge 1 ] && [ "$n2" -le "$limit" ] ||
 		bad "100 violating pings in $secs s brought $n2 traps 257, not 1 to $limit (one a second)"
+	# a datagram to QP1 of b's port that does not carry the GSI Q_Key:
+	# b's port drops it and tells the SM (Trap 258, Bad Q_Key)
+	q0=$(grep -c 'num:258 ' /tmp/osm.log)
+	sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn 1 \
+		--wr-qkey 0x12345678 >/tmp/ud.log 2>&1 ||
+		bad "a datagram to b's QP1: $(cat /tmp/ud.log)"
+	wait_for 10 sh -c "[ \$(grep -c 'num:258 .* from LID:$PEER_LID ' /tmp/osm.log) -gt $q0 ]" ||
+		bad "no trap 258 (Bad Q_Key) from b's port (LID $PEER_LID) in OpenSM's log: $(grep 'Notice' /tmp/osm.log | tail -n 2 | tr '\n' ' ')"
+	grep 'Bad Q_Key' /tmp/osm.log | head -n 2 | sed 's/^/  osm.log: /'
+	# OpenSM's reading of its details: a's LID the source, b's the
+	# destination, the Q_Key, a's QP the source QP, QP1 the destination
+	my_lid=$(($(cat $PORT/lid)))
+	grep -q "Bad Q_Key\" from LID $PEER_LID, .*: LID1 $my_lid, LID2 $PEER_LID, Q_Key 0x12345678, SL 0, QP1 0x[1-9a-f][0-9a-f]*, QP2 0x1," /tmp/osm.log ||
+		bad "OpenSM read other details in trap 258: $(grep 'Bad Q_Key" from' /tmp/osm.log | head -n 1)"
+	qv=$(smpquery -C sib0 -P 1 -t 1000 portinfo "$PEER_LID" 2>&1 |
+		sed -n 's/^QkeyViolations:\.*//p')
+	log "b's Q_KeyViolations: ${qv:-none}"
+	[ -n "$qv" ] && [ "$qv" -ge 1 ] ||
+		bad "b's PortInfo counts no Q_Key violation (${qv:-no QkeyViolations})"
+	# and a flood of them costs the SM one trap 258 a second
+	nap 1.5
+	q1=$(grep -c 'num:258 ' /tmp/osm.log)
+	t0=$(now)
+	sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn 1 \
+		--wr-qkey 0x12345678 --count 200 >/tmp/ud.log 2>&1 ||
+		bad "200 datagrams to b's QP1: $(cat /tmp/ud.log)"
+	secs=$(rel "$t0" "$(now)")
+	nap 2
+	q2=$(($(grep -c 'num:258 ' /tmp/osm.log) - q1))
+	log "200 datagrams with a bad Q_Key in $secs s: OpenSM got $q2 trap(s) 258"
+	limit=$(awk -v s="$secs" 'BEGIN { printf "%d\n", s + 2 }')
+	[ "$q2" -ge 1 ] && [ "$q2" -le "$limit" ] ||
+		bad "200 datagrams with a bad Q_Key in $secs s brought $q2 traps 258, not 1 to $limit (one a second)"
 	osm_summary /tmp/osm.log 10
 	kill $opid 2>/dev/null
 	wait $opid 2>/dev/null
