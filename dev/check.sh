@@ -1032,6 +1032,18 @@ lane_start() {
 	LANE[$!]="$name $k $(date +%s) $3 ${4:-0} $(run_vcpus "$name")"
 }
 
+# guarded CMD...: CMD in the background of a subshell that waits for it,
+# so that a signal to the subshell itself (pkill -f check.sh) ends CMD's
+# whole process tree with it (lane_end), as a lane's does, instead of
+# killing only the subshell while the builds under it run on.  The
+# background work and the DKMS builds beside the patched kernel go
+# through it.  Call it with &: the trap is the background subshell's.
+guarded() {
+	trap lane_end INT TERM HUP
+	"$@" &
+	wait $!
+}
+
 # lane_end: a lane's subshell was signalled: end its run's process tree,
 # then the subshell.
 lane_end() {
@@ -1426,6 +1438,30 @@ interrupt_selftest() (
 		exit 1
 	fi
 	echo "interrupt: a signalled lane ended its run"
+
+	# The same for the background work: a signal to its subshell alone
+	# ends the builds under it.
+	d=$(mktemp -d)
+	fake_background() { ( ( sleep 300 & echo $! >"$d/bg.pid"; wait ) & wait ); }
+	guarded fake_background &
+	lane=$!
+	for p in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$d/bg.pid" ] && break
+		sleep 0.2
+	done
+	p=$(cat "$d/bg.pid" 2>/dev/null)
+	[ -n "$p" ] || { rm -rf "$d"; echo "the fake build never started"; exit 1; }
+	kill -TERM "$lane"
+	wait "$lane" 2>/dev/null
+	sleep 0.5
+	st=$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)
+	rm -rf "$d"
+	if kill -0 "$p" 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ]; then
+		kill "$p"
+		echo "a build outlived its signalled background subshell: $p($(ps -o comm= -p "$p" 2>/dev/null))"
+		exit 1
+	fi
+	echo "interrupt: a signalled background subshell ended its builds"
 )
 
 # check_selftests: the check's own machinery (all guest runs go through
@@ -1616,12 +1652,12 @@ rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
 if [ -z "$ONLY" ] && [ -z "$KERNEL_KIND" ]; then
 	run_check series/apply "$RDMA_HA_ROOT/dev/prepare-src.sh" patched &&
-		{ dkms_early & DKMS_PID=$!; }
+		{ guarded dkms_early & DKMS_PID=$!; }
 	run_check build/patched-debug "$RDMA_HA_ROOT/dev/build-kernel.sh" patched debug
 	build_initramfs
 	check_selftests
 	echo "(DKMS, the stock kernel, static checks, the round trip and the series checks run beside the guests; their results follow the guests')"
-	background_work >"$LOGDIR/background.out" 2>&1 &
+	guarded background_work >"$LOGDIR/background.out" 2>&1 &
 	bg=$!
 	BG_PID=$bg
 	run_kunit
