@@ -154,7 +154,9 @@ ping_fresh "the first sweep"
 barrier pinged 60
 
 # ---- b's node description changes: the master reads it at once ---------------
-DESC="rdma-ha-b-renamed-$$"
+# (one name both guests know: each shell's $$ is its own, and equal only
+# while both guests boot alike; seen differ on a loaded host)
+DESC="rdma-ha-b-renamed-lid$B_LID"
 if [ "$ROLE" = b ]; then
 	echo "$DESC" >/sys/class/infiniband/sib0/node_desc ||
 		bad "cannot write sib0's node_desc"
