@@ -30,6 +30,8 @@
 #define RXE_SMA_VLS			1
 /* 4.096 us * 2^14 = 67 ms to answer, for a guest under emulation */
 #define RXE_SMA_RESP_TIME		14
+/* a trap the SM does not repress is sent this many times more, then dropped */
+#define RXE_SMA_TRAP_RETRIES		8
 
 /* MAD status of an SMP's answer (IBA 13.4.7) */
 #define RXE_SMA_BAD_VERSION	cpu_to_be16(IB_MGMT_MAD_STATUS_BAD_VERSION)
@@ -558,10 +560,17 @@ static int rxe_sma_sm_info(struct rxe_dev *rxe, u32 port_num,
  * A packet the port drops for its P_Key is reported in a Trap(Notice 257,
  * Bad P_Key), one it drops for its Q_Key in a Trap(Notice 258, Bad
  * Q_Key), at most one of each a second, so that the SM sees a violation
- * where it happens.  The SM answers with a TrapRepress, which
- * the SMA drops.  Changes that come while a trap is being sent go out in
- * the next one; a trap that is lost is not sent again (the SM finds a
- * change at its next sweep).
+ * where it happens.  The SM answers a trap with a TrapRepress of the same
+ * transaction ID (IBA 13.4.9); until it does, the trap is sent again, the
+ * same, every SubnetTimeOut (PortInfo, 4.096 us * 2^SubnetTimeOut), as
+ * the SMAs of qib and hfi1 do: a trap lost on the wire or while the SM
+ * was busy is not lost for good.  The MAD layer does it: the trap is a
+ * request whose answer is the TrapRepress (ib_response_mad()), and it is
+ * retried RXE_SMA_TRAP_RETRIES times, then dropped, so an SM that never
+ * answers costs a port a bounded number of MADs per trap.  A TrapRepress
+ * whose M_Key the port refuses is dropped (rxe_sma_mkey_ok()), and the
+ * trap goes on.  Changes that come while a trap is being sent go out in
+ * the next one.
  */
 
 /*
@@ -618,14 +627,22 @@ VISIBLE_IF_KUNIT void rxe_sma_notice_144(struct ib_smp *smp, __be64 tid,
 }
 EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_144);
 
-/*
+/**
+ * rxe_sma_notice_bad_key() - the Trap(Notice 257, Bad P_Key, or 258, Bad
+ *			      Q_Key) of a port
+ * @smp: the SMP to fill in
+ * @tid: its transaction ID
+ * @trap_num: IB_NOTICE_TRAP_BAD_PKEY or IB_NOTICE_TRAP_BAD_QKEY
+ * @lid: the port's LID, the issuer
+ * @bad: the packet the port dropped, its P_Key or Q_Key in @bad->key
+ *
  * The DataDetails of traps 257 and 258 (IBA 14.2.5.1): LID1 is the
  * packet's source, LID2 its destination, QP1 its source QP (0 when it
  * carried no DETH), QP2 its destination QP.  The GIDs are not reported: 0.
  */
-static void rxe_sma_notice_bad_key(struct ib_smp *smp, __be64 tid,
-				   __be16 trap_num, u16 lid,
-				   const struct rxe_ib_bad_key *bad)
+VISIBLE_IF_KUNIT void rxe_sma_notice_bad_key(struct ib_smp *smp, __be64 tid,
+					     __be16 trap_num, u16 lid,
+					     const struct rxe_ib_bad_key *bad)
 {
 	struct ib_mad_notice_attr *n;
 
@@ -637,36 +654,20 @@ static void rxe_sma_notice_bad_key(struct ib_smp *smp, __be64 tid,
 						    (bad->sqpn & 0xffffff));
 	n->details.ntc_257_258.qp2 = cpu_to_be32(bad->dqpn & 0xffffff);
 }
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_bad_key);
 
-/**
- * rxe_sma_notice_257() - the Trap(Notice 257, Bad P_Key) of a port
- * @smp: the SMP to fill in
- * @tid: its transaction ID
- * @lid: the port's LID, the issuer
- * @bad: the packet the port dropped, its P_Key in @bad->key
+/*
+ * How long a trap waits for its TrapRepress before it is sent again: the
+ * port's SubnetTimeOut, 4.096 us * 2^SubnetTimeOut (IBA 14.2.5.6), in
+ * milliseconds, at least 1 (0 would make the MAD layer expect no answer).
  */
-VISIBLE_IF_KUNIT void rxe_sma_notice_257(struct ib_smp *smp, __be64 tid,
-					 u16 lid,
-					 const struct rxe_ib_bad_key *bad)
+VISIBLE_IF_KUNIT int rxe_sma_trap_timeout_ms(u8 subnet_timeout)
 {
-	rxe_sma_notice_bad_key(smp, tid, IB_NOTICE_TRAP_BAD_PKEY, lid, bad);
-}
-EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_257);
+	u64 ns = 4096ULL << (subnet_timeout & 0x1f);
 
-/**
- * rxe_sma_notice_258() - the Trap(Notice 258, Bad Q_Key) of a port
- * @smp: the SMP to fill in
- * @tid: its transaction ID
- * @lid: the port's LID, the issuer
- * @bad: the datagram the port dropped, its Q_Key in @bad->key
- */
-VISIBLE_IF_KUNIT void rxe_sma_notice_258(struct ib_smp *smp, __be64 tid,
-					 u16 lid,
-					 const struct rxe_ib_bad_key *bad)
-{
-	rxe_sma_notice_bad_key(smp, tid, IB_NOTICE_TRAP_BAD_QKEY, lid, bad);
+	return max_t(int, 1, div_u64(ns, NSEC_PER_MSEC));
 }
-EXPORT_SYMBOL_IF_KUNIT(rxe_sma_notice_258);
+EXPORT_SYMBOL_IF_KUNIT(rxe_sma_trap_timeout_ms);
 
 /*
  * A MAD to the port's SM, for the caller to fill in and post with
@@ -703,6 +704,9 @@ static struct ib_mad_send_buf *rxe_sma_trap_buf(struct rxe_ib_trap *t,
 		return NULL;
 	}
 	buf->ah = ah;
+	buf->timeout_ms =
+		rxe_sma_trap_timeout_ms(READ_ONCE(port->attr.subnet_timeout));
+	buf->retries = RXE_SMA_TRAP_RETRIES;
 	return buf;
 }
 
@@ -722,6 +726,21 @@ static __be64 rxe_sma_trap_tid(struct rxe_ib_trap *t,
 			       struct ib_mad_agent *agent)
 {
 	return cpu_to_be64((u64)agent->hi_tid << 32 | ++t->tid);
+}
+
+/* send a trap 257 or 258 of @bad to the port's SM */
+static void rxe_sma_trap_send_bad_key(struct rxe_ib_trap *t,
+				      struct ib_mad_agent *agent,
+				      __be16 trap_num, u16 lid,
+				      const struct rxe_ib_bad_key *bad)
+{
+	struct ib_mad_send_buf *buf = rxe_sma_trap_buf(t, agent);
+
+	if (!buf)
+		return;
+	rxe_sma_notice_bad_key(buf->mad, rxe_sma_trap_tid(t, agent), trap_num,
+			       lid, bad);
+	rxe_sma_trap_post(buf);
 }
 
 /* send the traps of what happened, to the port's SM */
@@ -755,25 +774,27 @@ static void rxe_sma_trap_work(struct work_struct *work)
 			rxe_sma_trap_post(buf);
 		}
 	}
-	if (changes & RXE_SMA_TRAP_BAD_PKEY) {
-		buf = rxe_sma_trap_buf(t, agent);
-		if (buf) {
-			rxe_sma_notice_257(buf->mad, rxe_sma_trap_tid(t, agent),
-					   lid, &bad_pkey);
-			rxe_sma_trap_post(buf);
-		}
-	}
-	if (changes & RXE_SMA_TRAP_BAD_QKEY) {
-		buf = rxe_sma_trap_buf(t, agent);
-		if (buf) {
-			rxe_sma_notice_258(buf->mad, rxe_sma_trap_tid(t, agent),
-					   lid, &bad_qkey);
-			rxe_sma_trap_post(buf);
-		}
-	}
+	if (changes & RXE_SMA_TRAP_BAD_PKEY)
+		rxe_sma_trap_send_bad_key(t, agent, IB_NOTICE_TRAP_BAD_PKEY,
+					  lid, &bad_pkey);
+	if (changes & RXE_SMA_TRAP_BAD_QKEY)
+		rxe_sma_trap_send_bad_key(t, agent, IB_NOTICE_TRAP_BAD_QKEY,
+					  lid, &bad_qkey);
 }
 
-/* a trap went out, or its agent is going: free it */
+/*
+ * The SM's TrapRepress of a trap: the MAD layer found the trap by its
+ * transaction ID, and completes it (rxe_sma_trap_sent()) once this
+ * returns.  Nothing else to do.
+ */
+static void rxe_sma_trap_repressed(struct ib_mad_agent *agent,
+				   struct ib_mad_send_buf *send_buf,
+				   struct ib_mad_recv_wc *wc)
+{
+	ib_free_recv_mad(wc);
+}
+
+/* a trap was repressed, timed out, or its agent is going: free it */
 static void rxe_sma_trap_sent(struct ib_mad_agent *agent,
 			      struct ib_mad_send_wc *wc)
 {
@@ -806,15 +827,15 @@ void rxe_sma_trap(struct rxe_dev *rxe, u32 port_num, u8 changes)
 }
 
 /*
- * Record a key violation of @pkt in @bad for a trap, unless one waits to
- * be sent (@change in the trap's changes) or the last was recorded less
- * than a second ago (@next).
+ * Record a key violation of @pkt in @bad for a trap of @t, unless one
+ * waits to be sent (@change in the trap's changes) or the last was
+ * recorded less than a second ago (@next).
  */
-static void rxe_sma_trap_bad_key(struct rxe_pkt_info *pkt, u8 change,
+static void rxe_sma_trap_bad_key(struct rxe_ib_trap *t,
+				 struct rxe_pkt_info *pkt, u8 change,
 				 struct rxe_ib_bad_key *bad,
 				 unsigned long *next, u32 key, u32 sqpn)
 {
-	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
 	const struct rxe_ib_lrh *lrh;
 	unsigned long flags;
 
@@ -854,7 +875,7 @@ void rxe_sma_trap_bad_pkey(struct rxe_pkt_info *pkt)
 {
 	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
 
-	rxe_sma_trap_bad_key(pkt, RXE_SMA_TRAP_BAD_PKEY, &t->bad_pkey,
+	rxe_sma_trap_bad_key(t, pkt, RXE_SMA_TRAP_BAD_PKEY, &t->bad_pkey,
 			     &t->bad_pkey_next, bth_pkey(pkt), 0);
 }
 
@@ -872,7 +893,7 @@ void rxe_sma_trap_bad_qkey(struct rxe_pkt_info *pkt)
 {
 	struct rxe_ib_trap *t = &rxe_ib_port(pkt->rxe, pkt->port_num)->trap;
 
-	rxe_sma_trap_bad_key(pkt, RXE_SMA_TRAP_BAD_QKEY, &t->bad_qkey,
+	rxe_sma_trap_bad_key(t, pkt, RXE_SMA_TRAP_BAD_QKEY, &t->bad_qkey,
 			     &t->bad_qkey_next, deth_qkey(pkt), deth_sqp(pkt));
 }
 
@@ -911,7 +932,8 @@ static int rxe_sma_add_one(struct ib_device *dev)
 		struct ib_mad_agent *agent;
 
 		agent = ib_register_mad_agent(dev, n, IB_QPT_SMI, NULL, 0,
-					      rxe_sma_trap_sent, NULL, t, 0);
+					      rxe_sma_trap_sent,
+					      rxe_sma_trap_repressed, t, 0);
 		if (IS_ERR(agent)) {
 			while (--n)
 				rxe_sma_trap_stop(&rxe_ib_port(rxe, n)->trap);
@@ -968,8 +990,8 @@ void rxe_sma_module_exit(void)
  * Context: any; takes the port's spinlocks with interrupts off.
  * Return: IB_MAD_RESULT_* flags as the process_mad op returns them:
  * SUCCESS | REPLY with the answer in @out, SUCCESS for an SMP the SMA
- * leaves to the MAD agents (responses, traps, SMInfo for the port's SM),
- * SUCCESS | CONSUMED for one it drops (wrong M_Key, TrapRepress).
+ * leaves to the MAD agents (responses, traps, TrapRepresses, SMInfo for
+ * the port's SM), SUCCESS | CONSUMED for one it drops (wrong M_Key).
  */
 VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
 					 int mad_flags, const struct ib_mad *in,
@@ -1028,8 +1050,12 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
 						    RXE_SMA_UNSUP_METH_ATTR);
 		}
 	case IB_MGMT_METHOD_TRAP_REPRESS:
-		/* the SM's answer to a trap (rxe_sma_trap()) has none */
-		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+		/*
+		 * the SM's answer to a trap: the MAD layer hands it to the
+		 * trap's agent by its transaction ID, which ends the trap's
+		 * repetition (rxe_sma_trap_repressed())
+		 */
+		return IB_MAD_RESULT_SUCCESS;
 	default:
 		return rxe_sma_reply_status(smp, RXE_SMA_UNSUP_METHOD);
 	}

@@ -140,7 +140,8 @@ static const struct rxe_sma_status_case status_cases[] = {
 	{ "base version 2", DR, 2, 1, GET, 0x11, 0, REPLY, 0x8004 },
 	{ "a GetResp", DR, 1, 1, IB_MGMT_METHOD_GET_RESP, 0x11, 0, PASS_ON, 0 },
 	{ "a Trap", LR, 1, 1, IB_MGMT_METHOD_TRAP, 0x02, 0, PASS_ON, 0 },
-	{ "a TrapRepress", LR, 1, 1, IB_MGMT_METHOD_TRAP_REPRESS, 0x02, 0, DROP, 0 },
+	/* to the trap's agent, which the MAD layer finds by the TID */
+	{ "a TrapRepress", LR, 1, 1, IB_MGMT_METHOD_TRAP_REPRESS, 0x02, 0, PASS_ON, 0 },
 };
 
 static void status_case_desc(const struct rxe_sma_status_case *c, char *desc)
@@ -387,11 +388,18 @@ static void rxe_sma_test_mkey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 1);
 	KUNIT_EXPECT_EQ(test, test_port(rxe)->attr.subnet_timeout, 14);
 
+	/* so is a TrapRepress: the trap it answers goes on */
+	mad_init(in, LR, IB_MGMT_METHOD_TRAP_REPRESS, IB_SMP_ATTR_NOTICE, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 2);
+	in->mkey = cpu_to_be64(0x1234);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), PASS_ON);
+
 	/* level 2: a Get without it is dropped too */
 	test_port(rxe)->sma.mkey_prot = 2;
 	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_INFO, 0);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), DROP);
-	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 2);
+	KUNIT_EXPECT_EQ(test, test_port(rxe)->sma.mkey_violations, 3);
 	in->mkey = cpu_to_be64(0x1234);
 	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
 }
@@ -493,7 +501,8 @@ static void rxe_sma_test_notice_257(struct kunit *test)
 	smp = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, smp);
 	memset(smp, 0xa5, sizeof(*smp));
-	rxe_sma_notice_257(smp, cpu_to_be64(7), 0x0201, &bad);
+	rxe_sma_notice_bad_key(smp, cpu_to_be64(7), IB_NOTICE_TRAP_BAD_PKEY,
+			       0x0201, &bad);
 	KUNIT_EXPECT_EQ(test, smp->mgmt_class, IB_MGMT_CLASS_SUBN_LID_ROUTED);
 	KUNIT_EXPECT_EQ(test, smp->method, IB_MGMT_METHOD_TRAP);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->attr_id), 0x0002);
@@ -532,7 +541,8 @@ static void rxe_sma_test_notice_258(struct kunit *test)
 	smp = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, smp);
 	memset(smp, 0xa5, sizeof(*smp));
-	rxe_sma_notice_258(smp, cpu_to_be64(8), 0x0201, &bad);
+	rxe_sma_notice_bad_key(smp, cpu_to_be64(8), IB_NOTICE_TRAP_BAD_QKEY,
+			       0x0201, &bad);
 	KUNIT_EXPECT_EQ(test, smp->mgmt_class, IB_MGMT_CLASS_SUBN_LID_ROUTED);
 	KUNIT_EXPECT_EQ(test, smp->method, IB_MGMT_METHOD_TRAP);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp->attr_id), 0x0002);
@@ -552,6 +562,23 @@ static void rxe_sma_test_notice_258(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&d[24]), 1);
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(&d[28], 0,
 					    IB_SMP_DATA_SIZE - 28));
+}
+
+/*
+ * A trap waits SubnetTimeOut for its TrapRepress, 4.096 us * 2^SubnetTimeOut
+ * in milliseconds (OpenSM's default 18: 1073 ms), at least 1 ms: 0 would
+ * tell the MAD layer to expect no answer, and never to send it again.
+ */
+static void rxe_sma_test_trap_timeout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(0), 1);
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(8), 1);
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(9), 2);
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(14), 67);
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(18), 1073);
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(31), 8796093);
+	/* the field has 5 bits */
+	KUNIT_EXPECT_EQ(test, rxe_sma_trap_timeout_ms(0x20 | 18), 1073);
 }
 
 /*
@@ -976,6 +1003,7 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_notice_144),
 	KUNIT_CASE(rxe_sma_test_notice_257),
 	KUNIT_CASE(rxe_sma_test_notice_258),
+	KUNIT_CASE(rxe_sma_test_trap_timeout),
 	KUNIT_CASE(rxe_sma_test_random),
 	KUNIT_CASE_PARAM(rxe_sma_test_state, state_gen_params),
 	KUNIT_CASE_PARAM(rxe_sma_test_carries, carry_gen_params),
