@@ -135,8 +135,8 @@ if [ "$ROLE" = b ]; then
 fi
 barrier issm 60
 if [ "$ROLE" = a ]; then
-	wait_for 10 sh -c "[ \$(grep -c 'num:144 .* from LID:$B_LID ' /tmp/osm-a1.log) -ge 2 ]" ||
-		bad "a's opensm got $(grep -c 'num:144' /tmp/osm-a1.log) trap(s) 144 from b's port (LID $B_LID), not 2, for IsSM set and cleared"
+	wait_for 10 osm_traps_ge /tmp/osm-a1.log 144 "$B_LID" 2 ||
+		bad "a's opensm got $(osm_traps /tmp/osm-a1.log 144 "$B_LID") trap(s) 144 from b's port (LID $B_LID), not 2, for IsSM set and cleared"
 	grep 'Received Generic Notice' /tmp/osm-a1.log | head -n 4 | sed 's/^/  osm-a1: /'
 fi
 barrier issm-seen 60

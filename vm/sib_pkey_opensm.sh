@@ -23,6 +23,10 @@
 #    GSI's: b's port drops them (Q_KeyViolations, read by smpquery) and
 #    reports the first in a trap (Notice 258, Bad Q_Key, from b's LID),
 #    again at most one a second however many it drops;
+#  - OpenSM stopped (SIGSTOP), one more such datagram: b's SMA sends its
+#    trap 258 again every SubnetTimeOut (OpenSM's 18: 1.07 s), the same
+#    transaction ID each time, until OpenSM, continued, represses it;
+#    then no more copies;
 #  - no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
@@ -34,17 +38,18 @@ bad() { log "FAIL: $*"; res=1; }
 
 # trap_flood NUM WHAT CMD...: CMD, many violations at once (WHAT), brings
 # OpenSM's log one trap NUM a second, counted 2 s after CMD ended: 1 to
-# secs + 2 (the first at once, the last second begun)
+# secs + 2 (the first at once, the last second begun); a trap OpenSM did
+# not repress in time comes again with its transaction ID, and counts once
 trap_flood() {
 	_tn=$1 _tw=$2
 	shift 2
 	nap 1.5
-	_t1=$(grep -c "num:$_tn " /tmp/osm.log)
+	_t1=$(osm_traps /tmp/osm.log "$_tn")
 	_t0=$(now)
 	"$@" >/tmp/flood.log 2>&1
 	_ts=$(rel "$_t0" "$(now)")
 	nap 2
-	_tg=$(($(grep -c "num:$_tn " /tmp/osm.log) - _t1))
+	_tg=$(($(osm_traps /tmp/osm.log "$_tn") - _t1))
 	log "$_tw in $_ts s: OpenSM got $_tg trap(s) $_tn"
 	_tl=$(awk -v s="$_ts" 'BEGIN { printf "%d\n", s + 2 }')
 	[ "$_tg" -ge 1 ] && [ "$_tg" -le "$_tl" ] ||
@@ -167,6 +172,39 @@ if [ "$ROLE" = a ]; then
 	trap_flood 258 "200 datagrams with a bad Q_Key" \
 		sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn 1 \
 		--wr-qkey 0x12345678 --count 200
+	# a trap the SM does not answer is sent again, the same, every
+	# SubnetTimeOut until the SM represses it (IBA 13.4.9): OpenSM
+	# stopped for 4 s, a trap 258 from b reaches it again and again
+	# with one TID (1.07 s apart: 4 copies) when it goes on; once
+	# OpenSM represses it, no more come
+	st=$(smpquery -C sib0 -P 1 -t 1000 portinfo "$PEER_LID" 2>&1 |
+		sed -n 's/^SubnetTimeout:\.*//p')
+	log "b's SubnetTimeout: ${st:-none} (OpenSM's subnet_timeout)"
+	nap 1.5
+	grep 'num:258 ' /tmp/osm.log | sed -n 's/.* TID:\(0x[0-9a-f]*\).*/\1/p' |
+		sort -u >/tmp/tids.old
+	kill -STOP $opid
+	sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn 1 \
+		--wr-qkey 0x12345678 >/tmp/ud.log 2>&1 ||
+		bad "a datagram to b's QP1: $(cat /tmp/ud.log)"
+	nap 4
+	kill -CONT $opid
+	wait_for 10 osm_traps_ge /tmp/osm.log 258 "$PEER_LID" $(($(wc -l </tmp/tids.old) + 1)) ||
+		bad "no trap 258 from b's port after OpenSM went on"
+	# (OpenSM represses the copies it had queued; one sent meanwhile
+	# may still come)
+	nap 2
+	tid=$(grep "num:258 .* from LID:$PEER_LID " /tmp/osm.log |
+		sed -n 's/.* TID:\(0x[0-9a-f]*\).*/\1/p' | grep -vxF -f /tmp/tids.old | head -n 1)
+	n1=$(grep -c "num:258 .* TID:$tid\$" /tmp/osm.log)
+	grep "TID:$tid\$" /tmp/osm.log | sed 's/^/  osm.log: /'
+	nap 3.5
+	n2=$(grep -c "num:258 .* TID:$tid\$" /tmp/osm.log)
+	log "trap 258 TID ${tid:-none}: $n1 copies while OpenSM was stopped, $n2 after 3.5 s more"
+	[ -n "$tid" ] && [ "$n1" -ge 2 ] && [ "$n1" -le 9 ] ||
+		bad "trap 258 (TID ${tid:-none}) reached OpenSM $n1 time(s) after 4 s stopped, not 2 to 9: not repeated until repressed"
+	[ "$n2" = "$n1" ] ||
+		bad "trap 258 (TID $tid) still repeated after OpenSM's TrapRepress: $n1 copies, then $n2"
 	osm_summary /tmp/osm.log 10
 	kill $opid 2>/dev/null
 	wait $opid 2>/dev/null
