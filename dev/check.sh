@@ -1421,22 +1421,7 @@ interrupt_selftest() (
 	declare -A LANE=()
 	lane_start x patched k
 	lane=${!LANE[*]}
-	for p in 1 2 3 4 5 6 7 8 9 10; do
-		[ -s "$d/guest.pid" ] && break
-		sleep 0.2
-	done
-	p=$(cat "$d/guest.pid" 2>/dev/null)
-	[ -n "$p" ] || { rm -rf "$d"; echo "the fake guest never started"; exit 1; }
-	kill -TERM "$lane"
-	wait "$lane" 2>/dev/null
-	sleep 0.5
-	st=$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)
-	rm -rf "$d"
-	if kill -0 "$p" 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ]; then
-		kill "$p"
-		echo "a lane's run outlived its signalled subshell: $p($(ps -o comm= -p "$p" 2>/dev/null))"
-		exit 1
-	fi
+	signal_ends "$lane" "$d/guest.pid" "a lane's run" || exit 1
 	echo "interrupt: a signalled lane ended its run"
 
 	# The same for the background work: a signal to its subshell alone
@@ -1444,25 +1429,32 @@ interrupt_selftest() (
 	d=$(mktemp -d)
 	fake_background() { ( ( sleep 300 & echo $! >"$d/bg.pid"; wait ) & wait ); }
 	guarded fake_background &
-	lane=$!
-	for p in 1 2 3 4 5 6 7 8 9 10; do
-		[ -s "$d/bg.pid" ] && break
-		sleep 0.2
-	done
-	p=$(cat "$d/bg.pid" 2>/dev/null)
-	[ -n "$p" ] || { rm -rf "$d"; echo "the fake build never started"; exit 1; }
-	kill -TERM "$lane"
-	wait "$lane" 2>/dev/null
-	sleep 0.5
-	st=$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)
-	rm -rf "$d"
-	if kill -0 "$p" 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ]; then
-		kill "$p"
-		echo "a build outlived its signalled background subshell: $p($(ps -o comm= -p "$p" 2>/dev/null))"
-		exit 1
-	fi
+	signal_ends $! "$d/bg.pid" "a build" || exit 1
 	echo "interrupt: a signalled background subshell ended its builds"
 )
+
+# signal_ends SUBSHELL PIDFILE WHAT: once PIDFILE names a process under
+# SUBSHELL, a TERM to SUBSHELL alone ends that process too; removes
+# PIDFILE's directory.  Says why not (WHAT: the process, in words).
+signal_ends() {
+	local p st i dir=${2%/*}
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -s "$2" ] && break
+		sleep 0.2
+	done
+	p=$(cat "$2" 2>/dev/null)
+	[ -n "$p" ] || { rm -rf "$dir"; echo "$3 never started"; return 1; }
+	kill -TERM "$1"
+	wait "$1" 2>/dev/null
+	sleep 0.5
+	st=$(ps -o stat= -p "$p" 2>/dev/null | cut -c1)
+	rm -rf "$dir"
+	if kill -0 "$p" 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ]; then
+		kill "$p"
+		echo "$3 outlived its signalled subshell: $p($(ps -o comm= -p "$p" 2>/dev/null))"
+		return 1
+	fi
+}
 
 # check_selftests: the check's own machinery (all guest runs go through
 # it).
