@@ -413,13 +413,15 @@ bond_activate() {
 		fail "bond0: $1 did not become active"
 }
 
-# osm_traps LOG NUM [LID]: the traps NUM (from LID) OpenSM's LOG records,
-# each once: a trap the SM did not repress in time comes again with the
-# same transaction ID, and is one trap
-osm_traps() {
+# osm_trap_tids LOG NUM [LID]: the transaction IDs of the traps NUM (from
+# LID) OpenSM's LOG records, each once: a trap the SM did not repress in
+# time comes again with the same transaction ID, and is one trap
+osm_trap_tids() {
 	grep "num:$2 .* from LID:${3:-[0-9]*} " "$1" |
-		sed -n 's/.* TID:\(0x[0-9a-f]*\).*/\1/p' | sort -u | wc -l
+		sed -n 's/.* TID:\(0x[0-9a-f]*\)$/\1/p' | sort -u
 }
+# osm_traps LOG NUM [LID]: how many
+osm_traps() { osm_trap_tids "$@" | wc -l; }
 # osm_traps_ge LOG NUM LID N: at least N of them (for wait_for)
 osm_traps_ge() { [ "$(osm_traps "$1" "$2" "$3")" -ge "$4" ]; }
 

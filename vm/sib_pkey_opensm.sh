@@ -181,8 +181,7 @@ if [ "$ROLE" = a ]; then
 		sed -n 's/^SubnetTimeout:\.*//p')
 	log "b's SubnetTimeout: ${st:-none} (OpenSM's subnet_timeout)"
 	nap 1.5
-	grep 'num:258 ' /tmp/osm.log | sed -n 's/.* TID:\(0x[0-9a-f]*\).*/\1/p' |
-		sort -u >/tmp/tids.old
+	osm_trap_tids /tmp/osm.log 258 >/tmp/tids.old
 	kill -STOP $opid
 	sib_probe ud-send --dev sib0 --dlid "$PEER_LID" --qpn 1 \
 		--wr-qkey 0x12345678 >/tmp/ud.log 2>&1 ||
@@ -194,8 +193,8 @@ if [ "$ROLE" = a ]; then
 	# (OpenSM represses the copies it had queued; one sent meanwhile
 	# may still come)
 	nap 2
-	tid=$(grep "num:258 .* from LID:$PEER_LID " /tmp/osm.log |
-		sed -n 's/.* TID:\(0x[0-9a-f]*\).*/\1/p' | grep -vxF -f /tmp/tids.old | head -n 1)
+	tid=$(osm_trap_tids /tmp/osm.log 258 "$PEER_LID" |
+		grep -vxF -f /tmp/tids.old | head -n 1)
 	n1=$(grep -c "num:258 .* TID:$tid\$" /tmp/osm.log)
 	grep "TID:$tid\$" /tmp/osm.log | sed 's/^/  osm.log: /'
 	nap 3.5
