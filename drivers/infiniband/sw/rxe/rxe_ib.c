@@ -1336,12 +1336,39 @@ static struct ib_device *rxe_ib_knob_dev(const char __user *ubuf, size_t len,
 	return ibdev;
 }
 
+/*
+ * The special QP @qpn (0: SMI, 1: GSI) of @rxe, with a reference held, or
+ * NULL: a special QP's number is not its pool index.  Port 1's comes
+ * first, being created first.
+ */
+static struct rxe_qp *rxe_ib_special_qp(struct rxe_dev *rxe, int qpn)
+{
+	struct rxe_pool_elem *elem;
+	struct rxe_qp *qp = NULL;
+	unsigned long index;
+
+	rcu_read_lock();
+	xa_for_each(&rxe->qp_pool.xa, index, elem) {
+		struct rxe_qp *q = elem->obj;
+
+		if (q->ibqp.qp_num == qpn &&
+		    kref_get_unless_zero(&elem->ref_cnt)) {
+			qp = q;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
 /**
  * rxe_ib_knob_qp() - the QP that a debugfs knob's "DEVICE QPN [N]" names
  * @ubuf: what user space wrote
  * @len: its length
  * @n: gets N, which must follow QPN; NULL when the knob takes none
  * @ibdevp: gets the device, with a reference held
+ *
+ * QPN 0 and 1 name the device's SMI and GSI QPs (port 1's).
  *
  * Return: the QP, with a reference held (rxe_put(), then ib_device_put()
  * of *@ibdevp), or an ERR_PTR: -EINVAL for a malformed line, -ENODEV for
@@ -1364,7 +1391,10 @@ static struct rxe_qp *rxe_ib_knob_qp(const char __user *ubuf, size_t len,
 		ib_device_put(ibdev);
 		return ERR_PTR(-EINVAL);
 	}
-	qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
+	if (qpn <= 1)
+		qp = rxe_ib_special_qp(to_rdev(ibdev), qpn);
+	else
+		qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
 	if (!qp) {
 		ib_device_put(ibdev);
 		return ERR_PTR(-ENOENT);
@@ -1416,7 +1446,9 @@ static const struct file_operations rxe_ib_qp_fatal_fops = {
  * request a sender retries after an RNR NAK counts again.  "DEVICE QPN 0"
  * disarms it; one QP at a time.  For tests: a receiver that runs out of
  * receive buffers for a moment (an incast on a shared SRQ), at a chosen
- * time.
+ * time.  "DEVICE 0 COUNT" runs QP0's receive queue dry for COUNT SMPs,
+ * which VL15Dropped counts (on every port of a two-port device: the
+ * knob takes the QP number).
  */
 static struct {
 	spinlock_t	lock;	/* the three below */
