@@ -25,7 +25,11 @@
 #    (a corrupted packet is an ICRC error, not a P_Key violation); one
 #    with a good ICRC and such a P_Key counts in b's P_KeyViolations
 #    (PortInfo) and not in PortRcvErrors;
-#  - a PortCounters for port 2 gets an error, no kernel warning.
+#  - a PortCounters for port 2 gets an error;
+#  - SMPs that a's QP0 had no receive buffer for (debugfs rxe_ib_rnr
+#    "sib0 0 2") count in a's VL15Dropped, sysfs and perfquery alike, and
+#    b's smpquery gets its answer once they are dropped;
+#  - no kernel warning.
 # eth1 carries plain IP for the barriers; sib0 runs on eth0.
 . "$(dirname "$0")/lib.sh"
 
@@ -231,6 +235,41 @@ if [ "$ROLE" = a ]; then
 		bad "root's pma-reset from b did not reset port_rcv_data ($r3 -> $(cnt port_rcv_data)): the probe's MADs are wrong"
 	log "port_rcv_data $r3 -> $(cnt port_rcv_data) after root's reset from b"
 fi
+
+# ---- VL15Dropped: SMPs that QP0 had no receive buffer for ------------------
+# a's QP0 takes b's next 2 SMPs as a QP0 without receive buffers does
+# (debugfs rxe_ib_rnr "sib0 0 2"): b asks again until it has an answer
+# (libibmad may send a lost SMP again itself, or give up when its own
+# wait ends first, as long as the MAD layer's), and a's VL15Dropped counts
+# exactly the 2 SMPs dropped.
+if [ "$ROLE" = a ]; then
+	v0=$(cnt VL15_dropped)
+	echo "sib0 0 2" 2>/tmp/vl15-knob.log >/sys/kernel/debug/rxe_ib_rnr ||
+		bad "rxe_ib_rnr does not take QP0: $(cat /tmp/vl15-knob.log)"
+fi
+barrier vl15-armed
+if [ "$ROLE" = b ]; then
+	n=0
+	while [ $n -lt 4 ]; do
+		n=$((n + 1))
+		smpquery -C sib0 -P 1 -t 300 nodeinfo "$PEER_LID" \
+			>/tmp/vl15.log 2>&1 && break
+	done
+	log "smpquery nodeinfo of a's port, its QP0 dry for 2 SMPs: $n run(s)"
+	grep -q '^Guid:\.' /tmp/vl15.log ||
+		bad "smpquery nodeinfo of a's port, its QP0 dry for 2 SMPs, in $n runs: $(tr '\n' ' ' </tmp/vl15.log)"
+fi
+barrier vl15-sent
+if [ "$ROLE" = a ]; then
+	v1=$(cnt VL15_dropped)
+	log "VL15_dropped $v0 -> $v1 around b's SMPs, the first 2 without a buffer"
+	[ -n "$v0" ] && [ -n "$v1" ] && [ $((v1 - v0)) = 2 ] ||
+		bad "VL15_dropped $v0 -> '$v1' around 2 SMPs QP0 had no buffer for"
+	pq pc_vl15 && [ "$(pq_field VL15Dropped /tmp/pc_vl15.log)" = "$v1" ] ||
+		bad "perfquery VL15Dropped '$(pq_field VL15Dropped /tmp/pc_vl15.log)', sysfs $v1"
+	echo "sib0 0 0" >/sys/kernel/debug/rxe_ib_rnr
+fi
+barrier vl15-checked
 
 if dmesg | grep -E 'WARNING:|BUG:|Oops|UBSAN|KASAN|lockdep|possible recursive'; then
 	bad "kernel warnings (above)"
