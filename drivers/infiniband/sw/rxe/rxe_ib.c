@@ -1336,31 +1336,6 @@ static struct ib_device *rxe_ib_knob_dev(const char __user *ubuf, size_t len,
 	return ibdev;
 }
 
-/*
- * The special QP @qpn (0: SMI, 1: GSI) of @rxe, with a reference held, or
- * NULL: a special QP's number is not its pool index.  Port 1's comes
- * first, being created first.
- */
-static struct rxe_qp *rxe_ib_special_qp(struct rxe_dev *rxe, int qpn)
-{
-	struct rxe_pool_elem *elem;
-	struct rxe_qp *qp = NULL;
-	unsigned long index;
-
-	rcu_read_lock();
-	xa_for_each(&rxe->qp_pool.xa, index, elem) {
-		struct rxe_qp *q = elem->obj;
-
-		if (q->ibqp.qp_num == qpn &&
-		    kref_get_unless_zero(&elem->ref_cnt)) {
-			qp = q;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return qp;
-}
-
 /**
  * rxe_ib_knob_qp() - the QP that a debugfs knob's "DEVICE QPN [N]" names
  * @ubuf: what user space wrote
@@ -1380,6 +1355,7 @@ static struct rxe_qp *rxe_ib_knob_qp(const char __user *ubuf, size_t len,
 {
 	char buf[IB_DEVICE_NAME_MAX + 32], *rest;
 	struct ib_device *ibdev;
+	struct rxe_dev *rxe;
 	struct rxe_qp *qp;
 	int qpn;
 
@@ -1391,10 +1367,13 @@ static struct rxe_qp *rxe_ib_knob_qp(const char __user *ubuf, size_t len,
 		ib_device_put(ibdev);
 		return ERR_PTR(-EINVAL);
 	}
-	if (qpn <= 1)
-		qp = rxe_ib_special_qp(to_rdev(ibdev), qpn);
-	else
-		qp = rxe_pool_get_index(&to_rdev(ibdev)->qp_pool, qpn);
+	/* the special QPs' numbers are not their pool indices */
+	rxe = to_rdev(ibdev);
+	if (qpn == 0)
+		qpn = rxe_port(rxe, 1)->qp_smi_index;
+	else if (qpn == 1)
+		qpn = rxe_port(rxe, 1)->qp_gsi_index;
+	qp = rxe_pool_get_index(&rxe->qp_pool, qpn);
 	if (!qp) {
 		ib_device_put(ibdev);
 		return ERR_PTR(-ENOENT);
