@@ -486,10 +486,12 @@ static void pp_conn_established(struct pp_app *app, struct pp_conn *c)
 
 	c->state = PP_ESTABLISHED;
 	app->s.connects++;
-	pp_log(app, "connected id=%u local=%s remote=%s dev=%s port=%u",
+	pp_log(app, "connected id=%u local=%s remote=%s dev=%s port=%u sport=%u dport=%u",
 	       c->num, pp_addr_str(rdma_get_local_addr(c->id), l, sizeof(l)),
 	       pp_addr_str(rdma_get_peer_addr(c->id), r, sizeof(r)),
-	       ibv_get_device_name(c->id->verbs->device), c->id->port_num);
+	       ibv_get_device_name(c->id->verbs->device), c->id->port_num,
+	       be16toh(rdma_get_src_port(c->id)),
+	       be16toh(rdma_get_dst_port(c->id)));
 	if (!app->st.have_ok) {
 		app->st.have_ok = true;
 		app->st.last_ok_ns = now_ns();
