@@ -51,10 +51,17 @@ MX_MODES_ALL="notify ignore align fail-fast migrate report"
 # MX_MON: how bonding watches the slaves, miimon (100 ms) or arp
 # (arp_interval 100 ms, the peer as arp_ip_target; rdma_ha.matrix_mon=)
 MX_MON=${RDMA_HA_MATRIX_MON:-${MX_MON:-miimon}}
+# MX_FABRIC: how the guests' links meet: cables (each link its own
+# point-to-point segment: slave N reaches only the peer's slave N) or
+# switch (vm.sh net=switch: every slave reaches both of the peer's)
+MX_FABRIC=${MX_FABRIC:-cables}
 # TCP ports of the RDMA CM (not the IP stack's): column i of sequence s
 MX_PORT_BASE=7500
 # a port event is judged this long after it (CMA_HA_PORT_ERR_HOLDOFF_MS)
 MX_HOLDOFF_MS=200
+# IPoIB has its carrier again at most this long after its port came back
+# (it joins the broadcast group first)
+MX_CARRIER_MS=5000
 # a port state change this close to a decision's moment may have been
 # seen either way (the CM reads the cached port state, updated from a
 # work item after the port's log line)
@@ -249,12 +256,18 @@ mx_stop_all() {
 # the line: failovers ("fo N"), no active slave ("none"), and the RDMA
 # ports' state changes ("down N", "up N"); on the bond (lag) "down N" and
 # "up N" are bonding's view of slave N's link, "down L" and "up L" the
-# state of the RDMA port on the bond.
+# state of the RDMA port on the bond.  On the IPoIB bond under the ARP
+# monitor also bonding's record of slave N ("bdown N", "bup N": the CM
+# takes a running slave that bonding took out of service as a dead path),
+# and when this guest's act set ibN down or up ("ifdown N" before the
+# command, "ifdowned N" after it; "ifup N", and "ifupped N" once it has
+# carrier again).
 mx_klog() {
 	local d0 d1
 	d0=$(mx_dev 0) d1=$(mx_dev 1)
-	dmesg | awk -v tag="mx-act$mx_act " -v d0="$d0" -v d1="$d1" -v kind="$MX_KIND" '
-		BEGIN { print 0, "start" }
+	dmesg | awk -v tag="mx-act$mx_act " -v d0="$d0" -v d1="$d1" -v kind="$MX_KIND" \
+	    -v mon="$MX_MON" -v start="$MX_START_ACTIVE" '
+		BEGIN { print 0, "start", start }
 		index($0, "rdma-ha: mark " tag) { on = 1; next }
 		!on { next }
 		{ t = $0; sub(/^\[ */, "", t); t = int(t * 1000 + 0.5) }
@@ -262,6 +275,14 @@ mx_klog() {
 			s = $0; sub(/.*\(slave /, "", s); sub(/\).*/, "", s)
 			print t, "fo", substr(s, length(s)); next }
 		/bond0: now running without any active interface/ { print t, "none"; next }
+		/rdma-ha: mark mx-if[01]-(down|down-done|up|up-done) / {
+			s = $0; sub(/.*mark mx-if/, "", s); n = substr(s, 1, 1)
+			sub(/^[01]-/, "", s); sub(/ .*/, "", s)
+			w = s == "down" ? "ifdown" : s == "down-done" ? "ifdowned" : s == "up" ? "ifup" : "ifupped"
+			print t, w, n; next }
+		kind == "ib" && mon == "arp" && /bond0: \(slave ib[01]\): link status definitely (down|up)/ {
+			s = $0; sub(/.*\(slave ib/, "", s)
+			print t, / definitely down/ ? "bdown" : "bup", substr(s, 1, 1); next }
 		kind == "lag" && $0 ~ (d0 ": set down$") { print t, "down", "L"; next }
 		kind == "lag" && $0 ~ (d0 ": set active$") { print t, "up", "L"; next }
 		kind != "lag" && $0 ~ (d0 ": set down$") { print t, "down", 0; next }
@@ -297,7 +318,9 @@ mx_klog() {
 #         IPoIB and fail_over_mac=active take the active slave's
 #   mis   IB: N's GID is not the ID's (N != CP); RoCE, a port per slave:
 #         its port is not N's; a port on the bond is never misaligned
-#   dead  IB: the ID's port is not ACTIVE; RoCE per slave: misaligned (its
+#   dead  IB: the ID's port is not ACTIVE, or (ARP monitor) bonding took
+#         its slave out of service running with carrier; RoCE per
+#         slave: misaligned (its
 #         GID leaves the port) or its port is down; on the bond: N is down
 #   held  IB: dead only because the ID's port went down less than
 #         MX_HOLDOFF_MS ago: the port event judges it (fail-fast)
@@ -311,7 +334,9 @@ mx_klog() {
 # STATUS: 3 dead, 2 misaligned, 1 aligned.  A port event (judged
 # MX_HOLDOFF_MS after the port went down, on the port's state then):
 #   fail-fast  dead: DISCONNECTED -ENETDOWN (no ADDR_CHANGE)
-#   report     dead: ADDR_CHANGE 3 unless reported already
+#   report     dead: ADDR_CHANGE 3 unless reported already; when the
+#              port comes back after that, the path as after a failover
+#              (ADDR_CHANGE 2 or 1) unless it is still dead
 #   migrate    nothing (no alternate path); the others are not judged
 # A bound listener in align, fail-fast, migrate and report listens on
 # N's port from the failover on; a wildcard one listens everywhere.
@@ -368,6 +393,61 @@ function held(p, t,   k, d) {
 	}
 	return d != "" && t - d < holdoff
 }
+# bond_at(p, t): the record bonding keeps of slave p at t (ARP monitor), "up" or
+# "down"; bedge: it changed within the edge after t, when the CM may
+# have looked
+function bond_at(p, t,   k, s) {
+	s = (" " bdowns " ") ~ (" " p " ") ? "down" : "up"
+	bedge = 0
+	for (k = 1; k <= nf; k++) {
+		if (fp[k] != p || (fw[k] != "bdown" && fw[k] != "bup"))
+			continue
+		if (ft[k] <= t)
+			s = fw[k] == "bdown" ? "down" : "up"
+		else if (ft[k] - t <= edge)
+			bedge = 1
+	}
+	return s
+}
+# running_at(p, t): the interface of slave p runs with carrier at t: "y", "n",
+# or "edge" while the act on this guest sets it down or up
+function running_at(p, t,   k, s) {
+	s = (" " ifdowns " ") ~ (" " p " ") ? "n" : "y"
+	for (k = 1; k <= nf; k++) {
+		if (fp[k] != p || ft[k] > t)
+			continue
+		if (fw[k] == "ifdown" || fw[k] == "ifup")
+			s = "edge"
+		else if (fw[k] == "ifdowned")
+			s = "n"
+		else if (fw[k] == "ifupped")
+			s = "y"
+	}
+	return s
+}
+# came_up(p, t, w): port p came back (up) less than w ms before t
+function came_up(p, t, w,   k) {
+	for (k = 1; k <= nf; k++)
+		if (fp[k] == p && fw[k] == "up" && ft[k] <= t && t - ft[k] < w)
+			return 1
+	return 0
+}
+# reach(s, peers): a client on slave s can reach the listener of the
+# column when the peer has one of the slaves PEERS active (the address
+# of the peer resolves to the GID of its active slave): on cables only
+# port s of the peer, so both ends on s; on a switch (IPoIB bonds; the
+# RoCE matrices run on cables) from any slave, when the listener
+# listens on that port of the peer and its link is up (links are cut at
+# both ends: the port here says)
+function reach(s, peers,   l, ports) {
+	if (fabric != "switch" || kind != "ib")
+		return lst == "wild" || kind == "lag" || index(ls, s)
+	ports = lst == "wild" ? "01" : ls
+	for (l = 0; l <= 1; l++)
+		if (index(peers, l) && index(ports, l) && port_at(l, 1e15) == "up")
+			return 1
+	return 0
+}
 function add(e) { ev = ev (ev == "" ? "" : ",") e }
 function judge_pe() {
 	if (pe == "none")
@@ -381,12 +461,60 @@ function judge_pe() {
 	else if (mode == "fail-fast" && pe == "dead") {
 		dpe = "disconnect"; torn = "pe"; add("DISCONNECTED/-" ENETDOWN)
 	} else if (mode == "report" && pe == "dead" && rep != 3) {
-		dpe = "report"; rep = 3; add("ADDR_CHANGE/3")
+		dpe = "report"; rep = 3; t3 = tpe + holdoff; add("ADDR_CHANGE/3")
 	} else
 		dpe = "none"
 }
+# act_at(t): the active slave of the bond at t ("" for none)
+function act_at(t,   k, a) {
+	a = start_active
+	for (k = 1; k <= nf; k++)
+		if (ft[k] <= t && fw[k] == "fo")
+			a = fp[k]
+		else if (ft[k] <= t && fw[k] == "none")
+			a = ""
+	return a
+}
+# port_back(): report mode told the ID that its path died (at t3); the
+# port of the ID came back after that: the port work, which runs when the
+# port came back and its hold-off from going down is over, tells the
+# path as after a failover with the bond as it is then, unless it is
+# still dead ("Path status")
+function port_back(   k, td, tu, tw, st, a, dd, mm) {
+	td = ""; tw = ""
+	for (k = 1; k <= nf; k++) {
+		if (fp[k] != pp)
+			continue
+		if (fw[k] == "down")
+			td = ft[k]
+		else if (fw[k] == "up") {
+			tu = ft[k]
+			if (td != "" && td + holdoff > tu)
+				tu = td + holdoff
+			if (tu > t3 && tw == "")
+				tw = tu
+		}
+	}
+	if (tw == "")
+		return
+	st = port_at(cp, tw); a = act_at(tw)
+	if (st == "edge") {
+		skip = "port_" pp "_changed_state_around_its_port_work"
+		return
+	}
+	mm = a != cp
+	dd = st != "up"
+	if (kind == "roce")
+		dd = dd || mm
+	else if (mon == "arp" && bond_at(cp, tw) == "down" && running_at(cp, tw) == "y")
+		dd = 1
+	if (dd)
+		return
+	rep = mm ? 2 : 1
+	add("ADDR_CHANGE/" rep)
+}
 FNR == NR {
-	if ($2 == "fo" || $2 == "none" || $2 == "down" || $2 == "up") {
+	if ($2 ~ /^(fo|none|down|up|bdown|bup|ifdown|ifdowned|ifup|ifupped)$/) {
 		nf++; ft[nf] = $1; fw[nf] = $2; fp[nf] = $3
 	}
 	next
@@ -396,6 +524,8 @@ FNR == NR {
 	if (cp == "-")
 		cp = ""
 	skip = ""; ev = ""; alts = ""; torn = ""; dfo = "-"; dpe = "-"; pedone = 0
+	# when report mode last told the ID its path was dead
+	t3 = rep == 3 ? -1 : ""
 	# the RDMA port of the ID: of its slave, or the one on the bond
 	pp = kind == "lag" ? "L" : cp
 	if (cp != "") {
@@ -427,6 +557,22 @@ FNR == NR {
 			if (kind == "ib") {
 				mis = n != cp; st = port_at(cp, ft[k])
 				hold = st == "down" && held(cp, ft[k])
+				# ARP monitor: a running slave with carrier that bonding
+				# took out of service is a dead path, its port ACTIVE or
+				# not.  IPoIB turns the carrier of the slave off while
+				# the port is down and on once it joined again, which
+				# no log line says: within CARRIER_MS of the port
+				# coming back the carrier is not known
+				if (mon == "arp" && st == "up") {
+					bs = bond_at(cp, ft[k]); rn = running_at(cp, ft[k])
+					if (bs == "down" && rn == "y" && came_up(cp, ft[k], carrier_ms))
+						skip = "the_IPoIB_carrier_after_the_port_came_back_is_not_known"
+					else if (bs == "down" && rn == "y")
+						dead = 1
+					else if ((bedge && rn != "n") || (rn == "edge" && bs == "down"))
+						if (mode != "notify" && mode != "ignore")
+							skip = "bonding_took_the_slave_out_around_its_own_down_or_up"
+				}
 			} else if (kind == "roce") {
 				mis = n != cp; dead = mis
 				st = mis ? "up" : port_at(cp, ft[k])
@@ -449,6 +595,7 @@ FNR == NR {
 				e = "ADDR_CHANGE/" status ",DISCONNECTED/-" ENETDOWN
 			} else if (mode == "report" && status != rep) {
 				act = "report"; e = "ADDR_CHANGE/" status; rep = status
+				t3 = status == 3 ? ft[k] : ""
 			}
 			if (dfo == "-")
 				dfo = act
@@ -465,6 +612,8 @@ FNR == NR {
 	if (cp != "" && !pedone) {
 		pe = port_err(pp); judge_pe()
 	}
+	if (mode == "report" && cp != "" && kind != "lag" && torn == "" && rep == 3 && t3 != "")
+		port_back()
 	alive = "n"
 	if (cp != "") {
 		if (kind == "ib")
@@ -514,8 +663,21 @@ FNR == NR {
 	recon = "-"
 	if (keep == "y")
 		recon = dev[cp]
-	else if (end != "" && (lst == "wild" || kind == "lag" || index(ls, end)))
+	else if (end != "" && reach(end, pend))
 		recon = dev[end]
+	# on a switch a client that reconnected during the act, before its
+	# own bond switched, did so from the slave active then; the modes
+	# that keep a connection merely misaligned keep it there ("|": any
+	# of them)
+	if (fabric == "switch" && kind == "ib" && keep != "y" && cp == "" && mode ~ /^(notify|ignore|report|fail-fast)$/) {
+		was = start_active
+		for (k = 1; k <= nf; k++)
+			if (fw[k] == "fo")
+				was = was fp[k]
+		for (s = 0; s <= 1; s++)
+			if (index(was, s) && s != end && reach(s, pwas) && port_at(s, 1e15) == "up")
+				recon = recon == "-" ? dev[s] : recon "|" dev[s]
+	}
 	# the server has nothing outstanding but echoes: it learns that its
 	# connection died from the CM, from the client coming back (the new
 	# connection retires the old one), or when an echo was in flight as
@@ -546,9 +708,14 @@ FNR == NR {
 }'
 
 # mx_rules FACTS SIDE COLS: the rules' rows (see MX_RULES) of the columns
-# in the file COLS on SIDE, from the facts in the file FACTS.
+# in the file COLS on SIDE, from the facts in the file FACTS; the other
+# side had the slaves MX_PEER_WAS active during the act, MX_PEER_END at
+# its end (mx_peer_actives).
 mx_rules() {
 	awk -v kind="$MX_KIND" -v fom="$MX_FOM" -v side="$2" \
+	    -v mon="$MX_MON" -v fabric="$MX_FABRIC" \
+	    -v pwas="$MX_PEER_WAS" -v pend="$MX_PEER_END" -v carrier_ms="$MX_CARRIER_MS" \
+	    -v bdowns="$MX_BDOWN_AT_START" -v ifdowns="$MX_IFDOWN_AT_START" \
 	    -v holdoff="$MX_HOLDOFF_MS" -v edge="$MX_EDGE_MS" \
 	    -v downs="$MX_DOWN_AT_START" -v start_active="$MX_START_ACTIVE" \
 	    -v ENETDOWN=$ENETDOWN -v ENETUNREACH=$ENETUNREACH -v ETIMEDOUT=$ETIMEDOUT \
@@ -556,10 +723,22 @@ mx_rules() {
 	    "BEGIN { dev[0] = d0; dev[1] = d1 } $MX_RULES" "$1" "$3"
 }
 
+# mx_peer_actives FACTS: MX_PEER_WAS and MX_PEER_END from the facts of
+# the other side: the slaves its bond had active during the act (from
+# the start on), the one at the end (none: empty).
+mx_peer_actives() {
+	set -- $(awk '$2 == "start" { w = $3; e = $3 }
+		$2 == "fo" { w = w $3; e = $3 }
+		$2 == "none" { e = "" }
+		END { print (w == "" ? "-" : w), (e == "" ? "-" : e) }' "$1")
+	MX_PEER_WAS=${1#-} MX_PEER_END=${2#-}
+}
+
 # ---- what happened ----------------------------------------------------------
 
-# mx_conns: "I ID DEV" for every column with a connection now (the last
-# "connected" line of its log with no end of the same id after it).
+# mx_conns: "I ID DEV SPORT DPORT" for every column with a connection now
+# (the last "connected" line of its log with no end of the same id after
+# it), with the RDMA CM ports of its ID (its own, the peer's).
 mx_conns() {
 	local i f=""
 	for i in $(seq "$MX_NCOLS"); do f="$f /tmp/mx$i.log"; done
@@ -568,8 +747,10 @@ mx_conns() {
 		for (k = 1; k <= NF; k++) {
 			if ($k ~ /^id=/) id = substr($k, 4)
 			if ($k ~ /^dev=/) d = substr($k, 5)
+			if ($k ~ /^sport=/) sp = substr($k, 7)
+			if ($k ~ /^dport=/) dp = substr($k, 7)
 		}
-		live[id] = d; last = id
+		live[id] = d " " sp " " dp; last = id
 	}
 	/ (disconnected|connect_failed) id=/ {
 		for (k = 1; k <= NF; k++)
@@ -588,28 +769,32 @@ mx_conns() {
 # the act found (mx_id$I) since T_WIN, whether it ended, and where the
 # client is connected now.
 mx_observed() {
-	local i f="" ids=""
+	local i f="" ids="" ports=""
 	mx_patched && grep ' cm_ha_decision: ' $T/trace >/tmp/mx-trace
 	mx_patched || : >/tmp/mx-trace
 	mx_conns >/tmp/mx-conns
 	for i in $(seq "$MX_NCOLS"); do
 		f="$f /tmp/mx$i.log"
-		eval "ids=\"\$ids \${mx_id$i:--}\""
+		eval "ids=\"\$ids \${mx_id$i:--}\" ports=\"\$ports \${mx_ports$i:--}\""
 	done
 	awk -v role="$ROLE" -v me="$MY_IP" -v peer="$PEER_IP" -v w0="$T_WIN" \
-	    -v base=$((MX_PORT_BASE + mx_seq * 20)) -v ids="$ids" -v ncols="$MX_NCOLS" \
-	    -v patched="$(mx_patched && echo 1)" '
-	BEGIN { split(ids, id, " ") }
+	    -v ids="$ids" -v ncols="$MX_NCOLS" \
+	    -v patched="$(mx_patched && echo 1)" -v ports="$ports" '
+	BEGIN { split(ids, id, " "); split(ports, pts, " ") }
 	FILENAME == "/tmp/mx-trace" {
 		for (c = 1; c <= ncols; c++) {
 			# the act found no connection: a decision is for one the
 			# client made during the act (the rules judge none)
 			if (id[c] == "-")
 				continue
-			sel = role == "b" ? "dst=" peer ":" (base + c) " " : "src=" me ":" (base + c) " "
-			# the ID the act found was connected (or closing, when
-			# the peer or an earlier decision ended it): a decision
-			# for a newer ID of the column is in another state
+			# the ID of the connection the act found, by its own port
+			# and the port of the peer: a newer connection of the
+			# column has others (on a switched fabric a client whose
+			# connection the peer ended reconnects at once, and the
+			# failover of this side may end that one too); connected,
+			# or closing when the peer or an earlier decision ended it
+			split(pts[c], p, ":")
+			sel = "src=" me ":" p[1] " dst=" peer ":" p[2] " "
 			if (!index($0, sel) || $0 !~ / state=(connected|closing) /)
 				continue
 			a = $0; sub(/.*action=/, "", a); sub(/ .*/, "", a)
@@ -671,7 +856,9 @@ mx_match() {
 		[ "$ROLE" = a ] && [ "$E_KEEP" = y ] && G_KEEP=y
 	fi
 	[ "$E_KEEP" = "?" ] || [ "$G_KEEP" = "$E_KEEP" ] || return 1
-	[ "$ROLE" = a ] || [ "$G_RECON" = "$E_RECON" ] || return 1
+	if [ "$ROLE" = b ]; then
+		case "|$E_RECON|" in *"|$G_RECON|"*) ;; *) return 1 ;; esac
+	fi
 	# the server: a client that ended its end by itself (its reply
 	# timeout, a WC error, UNREACHABLE) sends a DREQ, which reaches the
 	# server once a path carries it
@@ -708,7 +895,9 @@ mx_match() {
 			*,UNREACHABLE/-$ETIMEDOUT,*) ;;
 			*) continue ;;
 			esac
-			g=$(echo ",$G_EV," | sed "s/,UNREACHABLE\/-$ETIMEDOUT,/,/; s/^,//; s/,\$//")
+			# (one per update of the neighbour: two updates, two
+			# events, as from the stock CM)
+			g=$(echo ",$G_EV," | sed ":a; s/,UNREACHABLE\/-$ETIMEDOUT,/,/; ta; s/^,//; s/,\$//")
 			case ",$E_EV," in
 			",$g,"*|*",-,") ;;
 			*) [ -z "$g" ] || continue ;;
@@ -724,7 +913,7 @@ mx_settled() {
 	[ "$ROLE" = b ] || return 0
 	mx_conns >/tmp/mx-conns
 	awk 'FNR == NR { have[$1] = $3; next }
-	     $6 != "-" && have[$1] != $6 { bad = 1 }
+	     $6 != "-" && !index("|" $6 "|", "|" have[$1] "|") { bad = 1 }
 	     END { exit bad }' /tmp/mx-conns /tmp/mx-exp
 }
 
@@ -770,10 +959,15 @@ mx_do() {
 			[ "$(mx_active)" != "$n" ] ||
 				bond_activate "$(mx_slave $((1 - n)))"
 		fi ;;
-	down) ip link set "$s" down || fail "cannot take $s down" ;;
+	down)
+		kmsg_mark "mx-if$n-down"
+		ip link set "$s" down || fail "cannot take $s down"
+		kmsg_mark "mx-if$n-down-done" ;;
 	up)
+		kmsg_mark "mx-if$n-up"
 		ip link set "$s" up || fail "cannot bring $s up"
-		wait_carrier "$s" 1 30 ;;
+		wait_carrier "$s" 1 30
+		kmsg_mark "mx-if$n-up-done" ;;
 	release) ip link set "$s" nomaster || fail "cannot release $s" ;;
 	enslave)
 		ip link set "$s" down
@@ -796,6 +990,17 @@ mx_act() {
 		[ "$MX_KIND" = lag ] && n=L
 		case $ATTR in *ACTIVE*) ;; *) MX_DOWN_AT_START="$MX_DOWN_AT_START $n" ;; esac
 	done
+	# the slaves' interfaces not running with carrier, and bonding's
+	# record of its slaves (what the ARP monitor took out of service)
+	MX_IFDOWN_AT_START= MX_BDOWN_AT_START=
+	for n in 0 1; do
+		read_attr "/sys/class/net/$(mx_slave $n)/operstate"
+		[ "$ATTR" = up ] || MX_IFDOWN_AT_START="$MX_IFDOWN_AT_START $n"
+	done
+	MX_BDOWN_AT_START=$(awk -v k="$MX_KIND" '
+		/^Slave Interface: / { s = $3; sub(/^[a-z]*/, "", s) }
+		/^MII Status: down/ && s != "" { printf " %s", s }
+		/^MII Status: / { s = "" }' /proc/net/bonding/bond0)
 	mx_patched && echo >$T/trace
 	# the mark comes before the barrier: the peer may act (ask the host
 	# for a cut) before this guest leaves it
@@ -807,10 +1012,10 @@ mx_act() {
 	# guest waits in the barrier)
 	MX_START_ACTIVE=$(mx_active)
 	for i in $(seq "$MX_NCOLS"); do
-		eval "mx_id$i= mx_cp$i=-"
+		eval "mx_id$i= mx_cp$i=- mx_ports$i=-"
 	done
 	mx_conns >/tmp/mx-conns
-	while read -r i id d; do
+	while read -r i id d sp dp; do
 		cp=-
 		[ "$d" = "$(mx_dev 0)" ] && cp=0
 		[ "$d" = "$(mx_dev 1)" ] && cp=1
@@ -818,7 +1023,7 @@ mx_act() {
 		[ "$MX_KIND" = lag ] && cp=$MX_START_ACTIVE
 		# a new connection starts aligned, with nothing reported
 		eval "[ \"$id\" = \"\${mx_lid$i:-}\" ] || mx_rep$i=1; mx_lid$i=$id"
-		eval "mx_id$i=$id mx_cp$i=$cp"
+		eval "mx_id$i=$id mx_cp$i=$cp mx_ports$i=$sp:$dp"
 	done </tmp/mx-conns
 	for i in $(seq "$MX_NCOLS"); do
 		eval "echo \"$i \${mx_col$i%/*} \${mx_col$i#*/} \$mx_cp$i \$mx_rep$i \$mx_ls$i - -\""
@@ -830,6 +1035,8 @@ mx_act() {
 	# reach, then wait for them
 	nap 2
 	mx_klog
+	# until the facts of the peer come: it acted as this side did
+	mx_peer_actives /tmp/mx-facts
 	mx_rules /tmp/mx-facts "$ROLE" /tmp/mx-cols >/tmp/mx-exp
 	boot_secs
 	n=$BOOT_SECS
@@ -847,9 +1054,11 @@ mx_act() {
 	printf '%s\n' "$PEER_DATA" >/tmp/mx-peer-facts
 	peer=a
 	[ "$ROLE" = a ] && peer=b
+	mx_peer_actives /tmp/mx-facts
 	mx_rules /tmp/mx-peer-facts $peer /tmp/mx-cols >/tmp/mx-peer-exp
 	awk 'FNR == NR { t[$1] = $11 == "-" ? $9 : "skip"; a[$1] = $10; next }
 	     { $7 = t[$1]; $8 = a[$1]; print }' /tmp/mx-peer-exp /tmp/mx-cols >/tmp/mx-cols2
+	mx_peer_actives /tmp/mx-peer-facts
 	mx_rules /tmp/mx-facts "$ROLE" /tmp/mx-cols2 >/tmp/mx-exp
 	mx_observed >/tmp/mx-got
 	while read -r i edec eev ealts ekeep erecon erep els etorn ealive eskip \
