@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # rdma-ha: guests=2 timeout=1800 kernel=patched,stock
-# rdma-ha-opt-in: no whole run has passed yet; a run of the full matrix on a quiet host is not measured (issue 17)
+# rdma-ha-opt-in: one whole run passed on the patched kernel, on a quiet host (session 38: 128 rows, 0 failed, 0 unjudged, 259 s, 176 CPU-s), the stock kernel's not measured; never run under a full check's load, and the check's time budget has no room for it (issue 17)
 #
 # The notify column of the lifecycle matrix (cma_ha_matrix_lib.sh) on the
 # one RoCE bond the stock kernel carries: rxe0 on bond0 itself (a device

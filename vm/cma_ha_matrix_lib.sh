@@ -435,12 +435,11 @@ function came_up(p, t, w,   k) {
 # reach(s, peers): a client on slave s can reach the listener of the
 # column when the peer has one of the slaves PEERS active (the address
 # of the peer resolves to the GID of its active slave): on cables only
-# port s of the peer, so both ends on s; on a switch (IPoIB bonds; the
-# RoCE matrices run on cables) from any slave, when the listener
-# listens on that port of the peer and its link is up (links are cut at
-# both ends: the port here says)
+# port s of the peer, so both ends on s; on a switch from any slave, when
+# the listener listens on that port of the peer and its link is up
+# (links are cut at both ends: the port here says)
 function reach(s, peers,   l, ports) {
-	if (fabric != "switch" || kind != "ib")
+	if (fabric != "switch" || kind == "lag")
 		return lst == "wild" || kind == "lag" || index(ls, s)
 	ports = lst == "wild" ? "01" : ls
 	for (l = 0; l <= 1; l++)
