@@ -515,10 +515,12 @@ build_initramfs() {
 # The "debian" guests: Debian's modules plus the replacements; with
 # nvme-cli, fio and Debian's own brd, nvme-rdma and nvmet-rdma (over the
 # replacement RDMA modules) for a selected scenario that asks for both
-# (initrd=nvme, kernel=...debian...).
+# (initrd=nvme, kernel=...debian...); with python3 and rdma-core's test
+# suite for one that asks for initrd=pyverbs on Debian's kernel.
 build_initramfs_debian() {
-	local s
-	rm -f "$OUT/initramfs-debian.cpio" "$OUT/initramfs-debian-nvme.cpio"
+	local s i built=
+	rm -f "$OUT/initramfs-debian.cpio" "$OUT/initramfs-debian-nvme.cpio" \
+		"$OUT/initramfs-debian-pyverbs.cpio"
 	[ -d "$OUT/dkms/modroot" ] || return 0
 	run_check initramfs/debian env KMOD_ROOT="$OUT/dkms/modroot" \
 		EXTRA_ROOT="$OUT/dkms/guest" \
@@ -526,16 +528,25 @@ build_initramfs_debian() {
 	for s in "$SELFTESTS"/*.sh; do
 		grep -q '^# rdma-ha:' "$s" || continue
 		selected "$(basename "$s" .sh)" || continue
-		[ "$(scenario_meta "$s" initrd "")" = nvme ] || continue
+		i=$(scenario_meta "$s" initrd "")
+		case "$i" in nvme|pyverbs) ;; *) continue ;; esac
+		case " $built " in *" $i "*) continue ;; esac
 		case ",$(check_kinds "$(basename "$s" .sh)" "$s" | paste -sd, -)," in
 		*,debian,*) ;;
 		*) continue ;;
 		esac
-		run_check initramfs/debian-nvme env KMOD_ROOT="$OUT/dkms/modroot" \
-			EXTRA_ROOT="$OUT/dkms/guest" NVME_TOOLS=1 \
-			KMODS_EXTRA="brd nvme_rdma nvmet_rdma" \
-			"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian-nvme.cpio"
-		return
+		built="$built $i"
+		case $i in
+		nvme)
+			run_check initramfs/debian-nvme env KMOD_ROOT="$OUT/dkms/modroot" \
+				EXTRA_ROOT="$OUT/dkms/guest" NVME_TOOLS=1 \
+				KMODS_EXTRA="brd nvme_rdma nvmet_rdma" \
+				"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian-nvme.cpio" ;;
+		pyverbs)
+			run_check initramfs/debian-pyverbs env KMOD_ROOT="$OUT/dkms/modroot" \
+				EXTRA_ROOT="$OUT/dkms/guest" PYVERBS=1 \
+				"$SELFTESTS/qemu/build-initramfs.sh" "$OUT/initramfs-debian-pyverbs.cpio" ;;
+		esac
 	done
 }
 
@@ -555,6 +566,7 @@ initrd() {
 	case "$1" in
 	debian)	case "${2:+$(scenario_meta "$SELFTESTS/$2.sh" initrd "")}" in
 		nvme) echo "$OUT/initramfs-debian-nvme.cpio" ;;
+		pyverbs) echo "$OUT/initramfs-debian-pyverbs.cpio" ;;
 		*) echo "$OUT/initramfs-debian.cpio" ;;
 		esac ;;
 	*)	case "${2:+$(scenario_meta "$SELFTESTS/$2.sh" initrd "")}" in
