@@ -12,17 +12,6 @@
 # know the switch (MX_FABRIC: a client reaches the peer's active port from
 # either slave) and the ARP monitor (MX_MON: bonding's record of a running
 # slave with carrier decides whether its path is dead).
-. "$(dirname "$0")/lib.sh"
 MX_MON=arp
 MX_FABRIC=switch
-. "$(dirname "$0")/cma_ha_matrix_lib.sh"
-MX_KIND=ib
-MX_FOM=active
-
-need_cmd rdma mono_watch $PP
-mx_trace_init
-mx_setup
-barrier ready 120
-mx_columns
-mx_sequences
-mx_finish
+. "$(dirname "$0")/cma_ha_matrix_ib.sh"

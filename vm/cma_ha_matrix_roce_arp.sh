@@ -11,17 +11,7 @@
 # by its port, its netdevice and where the bond's GIDs are, not by
 # bonding's record of the slave: the ARP monitor changes when the bonds
 # fail over, and the switch which of the peer's ports a client reaches.
-. "$(dirname "$0")/lib.sh"
 MX_MON=arp
 MX_FABRIC=switch
-. "$(dirname "$0")/cma_ha_matrix_lib.sh"
-MX_KIND=roce
 MX_FOM=none
-
-need_cmd rdma mono_watch $PP
-mx_trace_init
-mx_columns
-mx_setup
-barrier ready 120
-mx_sequences
-mx_finish
+. "$(dirname "$0")/cma_ha_matrix_roce.sh"
