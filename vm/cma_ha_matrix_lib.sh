@@ -860,11 +860,19 @@ mx_match() {
 	fi
 	# the server: a client that ended its end by itself (its reply
 	# timeout, a WC error, UNREACHABLE) sends a DREQ, which reaches the
-	# server once a path carries it
+	# server once a path carries it; a server that ended its own end
+	# (an echo in flight as the path died: keep "?") sent one that no
+	# path carried, and its ID ends with DISCONNECTED -ETIMEDOUT
 	if [ "$ROLE" = a ] && [ "$E_KEEP" != y ]; then
 		case $G_EV in
 		DISCONNECTED/0) G_EV=- ;;
 		*,DISCONNECTED/0) G_EV=${G_EV%,DISCONNECTED/0} ;;
+		esac
+	fi
+	if [ "$ROLE" = a ] && [ "$E_KEEP" = "?" ]; then
+		case $G_EV in
+		DISCONNECTED/-$ETIMEDOUT) G_EV=- ;;
+		*,DISCONNECTED/-$ETIMEDOUT) G_EV=${G_EV%,DISCONNECTED/-$ETIMEDOUT} ;;
 		esac
 	fi
 	if [ "$G_EV" = "$E_EV" ]; then
