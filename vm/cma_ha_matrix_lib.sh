@@ -558,19 +558,18 @@ FNR == NR {
 				hold = st == "down" && held(cp, ft[k])
 				# ARP monitor: a running slave with carrier that bonding
 				# took out of service is a dead path, its port ACTIVE or
-				# not.  IPoIB turns the carrier of the slave off while
-				# the port is down and on once it joined again, which
-				# no log line says: within CARRIER_MS of the port
-				# coming back the carrier is not known
-				if (mon == "arp" && st == "up") {
+				# not (notify and ignore do not ask).  IPoIB turns the
+				# carrier of the slave off while the port is down and on
+				# once it joined again, which no log line says: within
+				# carrier_ms of the port coming back it is not known
+				if (mon == "arp" && st == "up" && mode != "notify" && mode != "ignore") {
 					bs = bond_at(cp, ft[k]); rn = running_at(cp, ft[k])
 					if (bs == "down" && rn == "y" && came_up(cp, ft[k], carrier_ms))
 						skip = "the_IPoIB_carrier_after_the_port_came_back_is_not_known"
 					else if (bs == "down" && rn == "y")
 						dead = 1
 					else if ((bedge && rn != "n") || (rn == "edge" && bs == "down"))
-						if (mode != "notify" && mode != "ignore")
-							skip = "bonding_took_the_slave_out_around_its_own_down_or_up"
+						skip = "bonding_took_the_slave_out_around_its_own_down_or_up"
 				}
 			} else if (kind == "roce") {
 				mis = n != cp; dead = mis
@@ -1004,7 +1003,7 @@ mx_act() {
 		read_attr "/sys/class/net/$(mx_slave $n)/operstate"
 		[ "$ATTR" = up ] || MX_IFDOWN_AT_START="$MX_IFDOWN_AT_START $n"
 	done
-	MX_BDOWN_AT_START=$(awk -v k="$MX_KIND" '
+	MX_BDOWN_AT_START=$(awk '
 		/^Slave Interface: / { s = $3; sub(/^[a-z]*/, "", s) }
 		/^MII Status: down/ && s != "" { printf " %s", s }
 		/^MII Status: / { s = "" }' /proc/net/bonding/bond0)
