@@ -31,13 +31,36 @@
 # nvmet-rdma and brd modules: the administrator's default in the DKMS
 # flavour, for a consumer the project did not build.
 #
-# Topology: on the patched kernels the seeds' one, as cma_ha_ib: soft
-# InfiniBand sib0 on eth0 and sib1 on eth1, their IPoIB interfaces ib0
-# and ib1 in an active-backup bond0; the modes notify (what the stock CM
-# does), align and fail-fast (rdma_ha.modes= on the kernel command line
-# runs others).  The stock kernel has no soft InfiniBand device: it
-# runs rxe0 on an Ethernet bond0 (eth0, eth1; fail_over_mac=active), the
-# topology of failover_baseline, as "stock".
+# Topology, by kernel (rdma_ha.topo=ib|roce_slaves|roce chooses):
+#   ib           the patched kernel: the seeds' one, as cma_ha_ib: soft
+#                InfiniBand sib0 on eth0 and sib1 on eth1, their IPoIB
+#                interfaces ib0 and ib1 in an active-backup bond0
+#   roce_slaves  Debian's kernel: a RoCE bond with one port per slave,
+#                as cma_ha_roce (and hardware without device LAG): rxe0
+#                on eth0, rxe1 on eth1, bond0 over eth0/eth1 with
+#                fail_over_mac=none; roce_gid_mgmt keeps bond0's GIDs on
+#                the active slave's port and moves them on a failover
+#   roce         the stock kernel's topology (it has no soft InfiniBand
+#                device): rxe0 on an Ethernet bond0 (eth0, eth1;
+#                fail_over_mac=active), as failover_baseline, as "stock"
+# The modes notify (what the stock CM does), align and fail-fast
+# (rdma_ha.modes= on the kernel command line runs others).
+#
+# Per-slave RoCE differs from IPoIB in two ways.  A failover takes
+# bond0's GID off the old port, so the old path is dead in every mode:
+# fail-fast resets the controller on a switch and a fail-back too.  And
+# notify, as the stock CM, loses the target: nvmet-rdma's listener is
+# bound to bond0's address, so it listens on the port that held the GID
+# when it was created, and is not extended to the new active slave's
+# port (align and fail-fast extend it).  The host's reconnections reach
+# the new port and are rejected (REJ "invalid service ID"; first "stale
+# connection" while the target still holds the old queues) until the
+# bond fails back; seen, after a cut that
+# no fail-back followed, the controller removed at ctrl_loss_tmo and fio
+# failing with I/O errors.  So notify there runs the switch (asserting
+# that loss, watched OBSERVE_S) and the fail-back (asserting the
+# reconnection) only.  An administrator of such a target sets the
+# default to align or fail-fast.
 #
 # Per mode, four events on both guests at once (references: for a switch
 # the moment before this guest's shell switches its bond, for a cut and a
@@ -64,20 +87,21 @@
 #             in fail-fast the host's script stalled for 2 min with the
 #             controller live, until the target went away
 #
-# Asserted on every kernel and mode: fio's verification is clean, fio
-# gets no I/O error and the kernel logs none, and the controller is live
-# again after every event (a path exists throughout).  On a switch and a
+# Asserted on every kernel and mode: fio's verification is clean, fio gets
+# no I/O error and the kernel logs none, and the controller is live again
+# after every event (a path exists throughout; but notify on per-slave RoCE,
+# above).  On IPoIB, on a switch and a
 # fail-back (old path healthy): fail-fast keeps the controller (no error
 # recovery, no new queue connection on either guest, no I/O stall over
 # KEPT_MAX_GAP_MS); notify and stock reset it (nvme-rdma starts error
-# recovery on ADDR_CHANGE) and reconnect.  On a cut: every mode resets and
-# reconnects, the first CM event on the host within ACT_MAX_MS.  Align
-# (the documentation: it tears every queue down on every failover, as
-# notify does, and the reconnection lands on the new port): resets on the
-# switch, the fail-back and the cut, and its events carry the path's
-# state, never notify's ADDR_CHANGE status 0.  After every reset the
-# host's queues are on the bond's new active port; fail-fast's kept ones
-# on the old port.  On the flap, in every mode: the CM acts on no queue
+# recovery on ADDR_CHANGE) and reconnect. On a cut: every mode resets and
+# reconnects, the first CM event on the host within ACT_MAX_MS. Align (the
+# documentation: it tears every queue down on every failover, as notify
+# does, and the reconnection lands on the new port): resets on the switch,
+# the fail-back and the cut, and its events carry the path's state, never
+# notify's ADDR_CHANGE status 0. After every reset the host's queues are on
+# the bond's new active port; fail-fast's kept ones on the old port. On the
+# flap, in every mode: the CM acts on no queue
 # of either guest (cm_ha_decision: no action; its port-down hold-off finds
 # the port active again).  Whether the controller is kept is the RC
 # transport's (its retries cover the flap or not; seen: kept through
@@ -159,6 +183,7 @@ fi
 mono_watch starve >/tmp/starve.log 2>&1 &
 
 failed=0
+ACT_LOST=0
 seq=0
 # RDMA_HA_NVME_BENCH=1: the benchmark (bench_nvme_failover.sh): ROUNDS
 # rounds of the modes, each event's measures as RDMA-HA-BENCH lines, and
@@ -180,8 +205,18 @@ check() {
 	fi
 }
 
-# (rdma_ha.topo=roce: the stock kernel's topology on the patched kernel)
-if [ -e /sys/kernel/debug/rxe_ib_lost_sls ] && [ "${RDMA_HA_TOPO:-ib}" = ib ]; then
+# The topology: rdma_ha.topo=ib|roce_slaves|roce, else by the kernel (see
+# the header).  (roce: the stock kernel's topology on a patched kernel)
+if [ -z "${RDMA_HA_TOPO:-}" ]; then
+	if [ -f /etc/rdma-ha.modules ]; then
+		RDMA_HA_TOPO=roce_slaves
+	elif [ -e /sys/kernel/debug/rxe_ib_lost_sls ]; then
+		RDMA_HA_TOPO=ib
+	else
+		RDMA_HA_TOPO=roce
+	fi
+fi
+if [ "$RDMA_HA_TOPO" = ib ]; then
 	# the series' soft InfiniBand device: the IPoIB bond, both modes
 	TOPO=ib MODES=${RDMA_HA_MODES:-notify align fail-fast} SLAVE0=ib0 SLAVE1=ib1
 	ib_bond_setup
@@ -194,6 +229,23 @@ if [ -e /sys/kernel/debug/rxe_ib_lost_sls ] && [ "${RDMA_HA_TOPO:-ib}" = ib ]; t
 	# sib1: eth1), and of the last path gone
 	DOWN_PAT="sib0: set down\$" FLAP_PAT="sib1: set down\$"
 	LOSS_PAT="sib1: set down\$"
+	HA_DEVS="sib0 sib1"
+elif [ "$RDMA_HA_TOPO" = roce_slaves ]; then
+	# one RoCE port per slave, fail_over_mac=none (as cma_ha_roce):
+	# bond0's GIDs sit on the active slave's port and move with it
+	TOPO=roce_slaves MODES=${RDMA_HA_MODES:-notify align fail-fast}
+	SLAVE0=eth0 SLAVE1=eth1
+	bond_setup fail_over_mac none
+	rxe_add rxe0 eth0
+	rxe_add rxe1 eth1
+	for d in rxe0 rxe1; do
+		mkdir -p "$CFG/$d" || fail "mkdir $CFG/$d"
+		[ -f "$CFG/$d/ports/1/default_ha_mode" ] ||
+			fail "no $CFG/$d/ports/1/default_ha_mode"
+	done
+	DOWN_PAT="rxe0: set down\$" FLAP_PAT="rxe1: set down\$"
+	LOSS_PAT="rxe1: set down\$"
+	HA_DEVS="rxe0 rxe1"
 else
 	TOPO=roce MODES=${RDMA_HA_MODES:-stock} SLAVE0=eth0 SLAVE1=eth1
 	bond_setup
@@ -201,6 +253,7 @@ else
 	# (brackets, not backslashes: awk -v would eat those)
 	DOWN_PAT="bond0: [(]slave eth0[)]: link status definitely down"
 	FLAP_PAT='' LOSS_PAT="bond0: now running without any active interface"
+	HA_DEVS=
 fi
 wait_ping "$PEER_IP" 60
 
@@ -212,7 +265,7 @@ echo 2048 >$T/buffer_size_kb
 echo 1 >$T/events/rdma_cma/cm_event_handler/enable ||
 	fail "no rdma_cma:cm_event_handler trace event"
 # the series' decisions (not on the stock kernel)
-if [ "$TOPO" = ib ]; then
+if [ -n "$HA_DEVS" ]; then
 	echo 1 >$T/events/rdma_cma/cm_ha_decision/enable ||
 		fail "no rdma_cma:cm_ha_decision trace event"
 fi
@@ -231,10 +284,9 @@ log "bond0 over $SLAVE0/$SLAVE1 ($TOPO), modes: $MODES"
 
 # set_default MODE: every port's default HA mode on this guest.
 set_default() {
-	local d devs=rxe0
+	local d devs=${HA_DEVS:-rxe0}
 	[ "$1" != stock ] || return 0
-	[ "$TOPO" != ib ] || devs="sib0 sib1"
-	[ "$TOPO" = ib ] || mkdir -p "$CFG/rxe0" || fail "mkdir $CFG/rxe0"
+	[ -n "$HA_DEVS" ] || mkdir -p "$CFG/rxe0" || fail "mkdir $CFG/rxe0"
 	for d in $devs; do
 		echo "$1" >"$CFG/$d/ports/1/default_ha_mode" ||
 			fail "cannot set default_ha_mode $1 on $d"
@@ -313,7 +365,9 @@ act() {
 	esac
 	sleep $OBSERVE_S
 	[ "$1" != flap ] || echo 0 >/sys/class/net/bond0/bonding/downdelay
-	if [ "$ROLE" = b ]; then
+	if [ "$ROLE" = b ] && [ "$ACT_LOST" = 1 ]; then
+		eval "Q_$ev=\"\$(queue_ports)\""
+	elif [ "$ROLE" = b ]; then
 		wait_for $LIVE_MAX_S ctrl_live || {
 			log "$C still $(ctrl_state) $LIVE_MAX_S s after the event"
 			stuck_diag
@@ -374,9 +428,9 @@ queue_ports() {
 # restore: the cut link back at both ends, its port usable again.
 restore() {
 	link_set n0 on
-	if [ "$TOPO" = ib ]; then
-		wait_for 30 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
-			fail "sib0 not ACTIVE again"
+	if [ -n "$HA_DEVS" ]; then
+		wait_for 30 grep -q ACTIVE /sys/class/infiniband/${HA_DEVS%% *}/ports/1/state ||
+			fail "${HA_DEVS%% *} not ACTIVE again"
 	fi
 	# bonding takes it back as a usable slave (mii_status up)
 	wait_for 30 grep -qx up /sys/class/net/$SLAVE0/bonding_slave/mii_status ||
@@ -423,7 +477,7 @@ cm_first() {
 # cm_acts T0 T1: the CM's decisions in T0..T1 (cm_ha_decision) that did
 # something to this mode's IDs (an action other than none).
 cm_acts() {
-	[ "$TOPO" = ib ] || { echo 0; return; }
+	[ -n "$HA_DEVS" ] || { echo 0; return; }
 	awk -v svc=":$SVC " -v a="$1" -v b="$2" 'index($0, svc) && / cm_ha_decision: / &&
 		!/ action=none$/ {
 		for (i = 1; i <= NF; i++)
@@ -440,7 +494,7 @@ cm_acts() {
 # flap shorter than the hold-off leaves none; on a loaded host the "50
 # ms" flap has taken 236 ms, and fail-fast then rightly tears down.
 cm_acts_unheld() {
-	[ "$TOPO" = ib ] || { echo 0; return; }
+	[ -n "$HA_DEVS" ] || { echo 0; return; }
 	awk -v svc=":$SVC " -v a="$1" -v b="$2" -v d="$3" -v u="${4:-1e15}" \
 	    -v h="$PORT_HOLDOFF_MS" -v lag="$PORT_CACHE_LAG_MS" '
 	index($0, svc) && / cm_ha_decision: / && !/ action=none$/ {
@@ -564,11 +618,22 @@ run_mode() {
 	barrier "io$seq" 60
 	log "mode $MODE: $([ "$ROLE" = b ] && echo "fio on $DEV, ")bond0 on $(cat /sys/class/net/bond0/bonding/active_slave)"
 
+	# notify on per-slave RoCE is the stock CM's: the target's listener,
+	# bound to bond0's address, stays on the old port, and the host
+	# cannot reconnect until the bond fails back (see the header); the
+	# switch is watched for OBSERVE_S only, and no cut and no flap
+	# follow, whose outcome is the same loss
+	LOST=0
+	[ "$TOPO/$MODE" != roce_slaves/notify ] || LOST=1
+	ACT_LOST=$LOST
 	act switch $SLAVE1
+	ACT_LOST=0
 	act switch $SLAVE0
-	act cut
-	restore
-	act flap
+	if [ $LOST = 0 ]; then
+		act cut
+		restore
+		act flap
+	fi
 
 	if [ "$ROLE" = b ]; then
 		kill -0 $FPID 2>/dev/null
@@ -593,16 +658,18 @@ run_mode() {
 	fi
 	cp $T/trace /tmp/trace$seq
 	# what the CM did on the flap
-	set -- $W_4
-	FLAP_ACTS=$(cm_acts "$2" "$4")
-	FLAP_UP= FLAP_DOWN_MS=
-	if [ -n "$FLAP_PAT" ]; then
+	FLAP_ACTS= FLAP_UP= FLAP_DOWN_MS= FLAP_UNHELD=
+	[ $LOST = 1 ] || set -- $W_4
+	[ $LOST = 1 ] || FLAP_ACTS=$(cm_acts "$2" "$4")
+	if [ $LOST = 0 ] && [ -n "$FLAP_PAT" ]; then
 		FLAP_UP=$(kmsg_time "m${seq}e4" "${FLAP_PAT%down\$}active\$")
 		[ -z "$FLAP_UP" ] || FLAP_DOWN_MS=$(awk -v d="$3" -v u="$FLAP_UP" \
 			'BEGIN { printf "%.0f", (u - d) * 1000 }')
 	fi
-	FLAP_UNHELD=$(cm_acts_unheld "$2" "$4" "$3" "$FLAP_UP")
-	klog_flap
+	if [ $LOST = 0 ]; then
+		FLAP_UNHELD=$(cm_acts_unheld "$2" "$4" "$3" "$FLAP_UP")
+		klog_flap
+	fi
 	# rdma_ha.report_delay_s=S: b starts its report S s late, as a
 	# loaded host made it (a test of the scenario's own barriers).
 	[ "$ROLE" != b ] || [ -z "${RDMA_HA_REPORT_DELAY_S:-}" ] ||
@@ -620,7 +687,7 @@ run_mode() {
 klog_flap() {
 	dmesg | awk -v a="rdma-ha: mark m${seq}e4 mono=" -v b="rdma-ha: mark m${seq}x4 mono=" '
 		index($0, a) { on = 1; next } index($0, b) { on = 0 } on' |
-		grep -E "sib1|bond0|nvme" | head -n 20 |
+		grep -E "sib1|rxe1|bond0|nvme" | head -n 20 |
 		sed "s/^/RDMA-HA-DATA: mode=$MODE role=$ROLE flap klog: /"
 	awk -v svc=":$SVC " 'index($0, svc) && / cm_ha_decision: /' /tmp/trace$seq |
 		sed "s/^/RDMA-HA-DATA: mode=$MODE role=$ROLE decision: /"
@@ -628,7 +695,7 @@ klog_flap() {
 
 # report: this guest's side of the mode's events.
 report() {
-	local k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
+	local rej k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
 		ports want_ports ac0 acst
 	if [ "$ROLE" = b ]; then
 		sed "s/^/RDMA-HA-DATA: mode=$MODE fio: /" /tmp/fio$seq.out | grep -v '^.*fio: *$' | head -n 40
@@ -665,13 +732,16 @@ report() {
 			echo "RDMA-HA-MEASURE: nvme-failover $MODE $name$([ "$name" = flap ] && echo " cm_acts=$FLAP_ACTS port_down_ms=${FLAP_DOWN_MS:-none}") io_gap_ms=$gap io_gap_running_ms=$netgap completions=$n error_recoveries=$er reconnects=$rc queues_established=$est cm_events=$disc first_cm_event_ms=${first:-none} live_again_ms=$live queues_on=${ports:-none}"
 			[ "$BENCH" = 0 ] || bench_event
 			check "$name: $n I/O completions in the window" '[ "$n" -gt 0 ]'
-			check "$name: controller live at the end of the window ($(ctrl_state_at_end $k))" \
-				'[ "$live" != never ]'
 			# what the mode does to the controller; notify and align
 			# on a flap: measured only (they reset when bonding
 			# failed over meanwhile, on either guest)
-			case $MODE/$name in
-			fail-fast/switch|fail-fast/failback) want_reset=0 ;;
+			case $TOPO/$MODE/$name in
+			# (notify on per-slave RoCE: see run_mode)
+			roce_slaves/notify/switch) want_reset=lost ;;
+			roce_slaves/notify/failback) want_reset=back ;;
+			# (per-slave RoCE: the GID leaves the old port, so
+			# its path is dead on every failover)
+			ib/fail-fast/switch|ib/fail-fast/failback) want_reset=0 ;;
 			# the flap: what the CM does is asserted below;
 			# whether the connection survives it is the RC
 			# transport's (its retries; seen exhausted by a
@@ -679,7 +749,17 @@ report() {
 			*/flap) want_reset= ;;
 			*) want_reset=1 ;;
 			esac
-			if [ "$want_reset" = 0 ]; then
+			[ "$want_reset" = lost ] ||
+				check "$name: controller live at the end of the window ($(ctrl_state_at_end $k))" \
+					'[ "$live" != never ]'
+			if [ "$want_reset" = lost ]; then
+				rej=$(kmsg_count "m${seq}e$k" "m${seq}x$k" "nvme $C: Connect rejected: status 8 ")
+				check "$name: $MODE, as the stock CM, leaves the target's listener on the old port: error recovery ($er), its reconnections rejected for an invalid service ID ($rej), none connected ($rc, $est), not live again ($live)" \
+					'[ "$er" = 1 ] && [ "$rej" -ge 1 ] && [ "$rc" = 0 ] && [ "$est" = 0 ] && [ "$live" = never ]'
+			elif [ "$want_reset" = back ]; then
+				check "$name: the fail-back brings the listener's port back: reconnected ($rc), queues connected again ($est)" \
+					'[ "$rc" -ge 1 ] && [ "$est" -ge 2 ]'
+			elif [ "$want_reset" = 0 ]; then
 				check "$name, old path healthy: $MODE keeps the controller (error recoveries $er, reconnects $rc, queues established $est, state changes: $live)" \
 					'[ "$er" = 0 ] && [ "$rc" = 0 ] && [ "$est" = 0 ] && [ "$live" = none ]'
 				check "$name: no CM event on the host ($disc)" '[ "$disc" = 0 ]'
@@ -694,17 +774,21 @@ report() {
 			# controller's on the old port, a reset one's on the
 			# bond's new active port
 			want_ports=
-			if [ "$TOPO" = ib ]; then
+			if [ -n "$HA_DEVS" ]; then
 				case $MODE/$name/$want_reset in
-				*/switch/0) want_ports=sib0 ;;
-				*/switch/1|*/cut/1) want_ports=sib1 ;;
-				*/failback/*) want_ports=sib0 ;;
+				*/switch/lost) want_ports=none ;;
+				*/switch/0) want_ports=${HA_DEVS% *} ;;
+				*/switch/1|*/cut/1) want_ports=${HA_DEVS#* } ;;
+				*/failback/*) want_ports=${HA_DEVS% *} ;;
 				esac
 			fi
 			[ -z "$want_ports" ] ||
 				check "$name: the host's queues are on $want_ports (${ports:-none})" \
-					'[ "$ports" = "$want_ports" ]'
-			if [ "$name" = cut ]; then
+					'[ "${ports:-none}" = "$want_ports" ]'
+			# (notify on per-slave RoCE: no hardware address
+			# changes, so the CM says nothing, as the stock one;
+			# the controller learns from its own I/O: measured)
+			if [ "$name" = cut ] && [ "$TOPO/$MODE" != roce_slaves/notify ]; then
 				check "cut: the host's first CM event within $ACT_MAX_MS ms (${first:-never})" \
 					'[ -n "$first" ] && [ "${first% *}" -le "$ACT_MAX_MS" ]'
 			fi
@@ -719,20 +803,26 @@ report() {
 			# (the host's queues may be gone by its own failover,
 			# torn down from the target: its listener, bound to the
 			# bond's address, always gets notify's ADDR_CHANGE)
-			case $MODE/$name in
-			notify/switch|notify/failback|notify/cut)
+			case $TOPO/$MODE/$name in
+			roce_slaves/notify/switch|roce_slaves/notify/failback|roce_slaves/notify/cut)
+				check "$name: no ADDR_CHANGE on the target: notify, as the stock CM, says nothing when no hardware address changes ($ac0)" \
+					'[ "$ac0" = 0 ]' ;;
+			*/notify/switch|*/notify/failback|*/notify/cut)
 				check "$name: notify's ADDR_CHANGE with status 0 on the target ($ac0)" \
 					'[ "$ac0" -ge 1 ]' ;;
-			align/*|fail-fast/*)
+			*/align/*|*/fail-fast/*)
 				check "$name: $MODE's ADDR_CHANGE on the target carries the path's state, never notify's status 0 ($ac0)" \
 					'[ "$ac0" = 0 ]' ;;
 			esac
 			echo "RDMA-HA-MEASURE: nvme-failover $MODE $name target cm_events=$disc queue_connect_requests=$creq first_cm_event_ms=${first:-none}"
-			case $MODE/$name in
-			fail-fast/switch|fail-fast/failback)
+			case $TOPO/$MODE/$name in
+			ib/fail-fast/switch|ib/fail-fast/failback)
 				check "$name, old path healthy: $MODE target sees no CM event and no new queue ($disc, $creq)" \
 					'[ "$disc" = 0 ] && [ "$creq" = 0 ]' ;;
 			*/flap) ;;
+			roce_slaves/notify/switch)
+				check "$name: the listener, left on the old port, gets no connection request ($creq)" \
+					'[ "$creq" = 0 ]' ;;
 			*)
 				check "$name: the host's queues connect again ($creq requests)" '[ "$creq" -ge 2 ]' ;;
 			esac
@@ -742,7 +832,7 @@ report() {
 		# the CM acts on an ID of either side only by a port-err
 		# judgement of a port still down after the hold-off (a flap
 		# that a loaded host stretched beyond it)
-		[ "$name" != flap ] || [ "$TOPO" != ib ] ||
+		[ "$name" != flap ] || [ -z "$HA_DEVS" ] ||
 			check "flap: the CM acted only on a port still down after its $PORT_HOLDOFF_MS ms hold-off (port down ${FLAP_DOWN_MS:-?} ms; $FLAP_ACTS decisions with an action, $FLAP_UNHELD of them otherwise)" \
 				'[ "$FLAP_UNHELD" = 0 ]'
 	done
@@ -837,8 +927,8 @@ run_loss() {
 	[ "$ROLE" = b ] || wait_carrier eth0 1 $((LOSS_MAX_S + 60))
 	link_set n0 on
 	link_set n1 on
-	if [ "$TOPO" = ib ]; then
-		for d in sib0 sib1; do
+	if [ -n "$HA_DEVS" ]; then
+		for d in $HA_DEVS; do
 			wait_for 30 grep -q ACTIVE /sys/class/infiniband/$d/ports/1/state ||
 				fail "$d not ACTIVE again"
 		done
@@ -866,7 +956,7 @@ run_loss() {
 		fio_err=$(sed -n 's/.*err= *\([0-9-]*\)[^0-9].*/\1/p' /tmp/fio$seq.out | head -n1)
 		sed "s/^/RDMA-HA-DATA: mode=loss fio: /" /tmp/fio$seq.out | grep -v '^.*fio: *$' | head -n 20
 		dmesg | awk 'index($0, "rdma-ha: mark loss mono=") { on = 1 } on' |
-			grep -E "nvme|sib1: set down|bond0" | head -n 30 | sed "s/^/RDMA-HA-DATA: mode=loss klog: /"
+			grep -E "nvme|sib1: set down|rxe1: set down|bond0" | head -n 30 | sed "s/^/RDMA-HA-DATA: mode=loss klog: /"
 		echo "RDMA-HA-MEASURE: nvme-failover loss cut_ms=0 error_recovery_ms=$(rel_ms "$t_cut" "$t_er") removed_ms=$(rel_ms "$t_cut" "$t_rm") first_io_error_ms=$(rel_ms "$t_cut" "$t_eio") last_completion_ms=$(rel_ms "$t_cut" "$last") fio_err=${fio_err:-none}"
 		check "loss: the cut of both links in the kernel log ($LOSS_PAT)" '[ -n "$t_cut" ]'
 		check "loss: $C started error recovery (${t_er:-never})" '[ -n "$t_er" ]'
