@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # rdma-ha: guests=2 timeout=1200 kernel=patched,debian
-# rdma-ha-opt-in-on: debian: the same code as cma_ha_ib@patched, built as modules; the DKMS modules' HA mode runs in cma_ha_default@debian and nvme_failover@debian on this topology (the check's budget, README)
+# rdma-ha-opt-in-on: debian: the same code as cma_ha_ib@patched, built as modules; the DKMS modules' HA mode runs in cma_ha_default@debian on this topology and in nvme_failover@debian on a RoCE bond (the check's budget, README)
 #
 # RDMA CM HA modes end to end, on the seeds' topology: both guests have
 # sib0 on eth0 and sib1 on eth1 (soft InfiniBand), their IPoIB interfaces

@@ -95,7 +95,10 @@
 # recovery, no new queue connection on either guest, no I/O stall over
 # KEPT_MAX_GAP_MS); notify and stock reset it (nvme-rdma starts error
 # recovery on ADDR_CHANGE) and reconnect. On a cut: every mode resets and
-# reconnects, the first CM event on the host within ACT_MAX_MS. Align (the
+# reconnects, the first CM event on the host within ACT_MAX_MS of the
+# port going down, and on the series' CM within CM_REACT_MS (400 ms: the
+# port-down hold-off and 200 ms) of bonding's failover (miimon), less the
+# times the guest did not run.  Align (the
 # documentation: it tears every queue down on every failover, as notify
 # does, and the reconnection lands on the new port): resets on the switch,
 # the fail-back and the cut, and its events carry the path's state, never
@@ -151,6 +154,14 @@ FLAP_MS=${RDMA_HA_FLAP_MS:-50}
 # active" this much on a loaded guest
 PORT_HOLDOFF_MS=200
 PORT_CACHE_LAG_MS=100
+# a cut's dead path: the CM's first event on the host within this many ms
+# of bonding's failover, less the times the guest did not run.  Measured
+# on a quiet host: 24-48 ms in notify and align; fail-fast 93 ms on
+# per-slave RoCE, and 224 ms on IPoIB, where the failover finds the old
+# port down and leaves it to the port's judgement after its hold-off
+# (PORT_HOLDOFF_MS from the port going down).  A teardown left to the RC
+# retries or nvme-rdma's keep-alive takes seconds.
+CM_REACT_MS=$((PORT_HOLDOFF_MS + 200))
 FLAP_DOWNDELAY_MS=5000
 # the loss of both links: ctrl_loss_tmo and how long the host waits for
 # the controller to be removed (the reconnection attempts meanwhile may
@@ -181,6 +192,8 @@ fi
 # the starvation canary (io_gap): the guest has one vCPU, so a sleep of
 # the canary that overran is a time the whole guest did not run
 mono_watch starve >/tmp/starve.log 2>&1 &
+# and every stop of 10 ms or more, for the CM's reaction to a failover
+mono_watch starve -m 10 >/tmp/starve10.log 2>&1 &
 
 failed=0
 ACT_LOST=0
@@ -220,11 +233,6 @@ if [ "$RDMA_HA_TOPO" = ib ]; then
 	# the series' soft InfiniBand device: the IPoIB bond, both modes
 	TOPO=ib MODES=${RDMA_HA_MODES:-notify align fail-fast} SLAVE0=ib0 SLAVE1=ib1
 	ib_bond_setup
-	for d in sib0 sib1; do
-		mkdir -p "$CFG/$d" || fail "mkdir $CFG/$d"
-		[ -f "$CFG/$d/ports/1/default_ha_mode" ] ||
-			fail "no $CFG/$d/ports/1/default_ha_mode"
-	done
 	# the kernel's log line of a cut link's port going down (sib0: eth0,
 	# sib1: eth1), and of the last path gone
 	DOWN_PAT="sib0: set down\$" FLAP_PAT="sib1: set down\$"
@@ -238,11 +246,6 @@ elif [ "$RDMA_HA_TOPO" = roce_slaves ]; then
 	bond_setup fail_over_mac none
 	rxe_add rxe0 eth0
 	rxe_add rxe1 eth1
-	for d in rxe0 rxe1; do
-		mkdir -p "$CFG/$d" || fail "mkdir $CFG/$d"
-		[ -f "$CFG/$d/ports/1/default_ha_mode" ] ||
-			fail "no $CFG/$d/ports/1/default_ha_mode"
-	done
 	DOWN_PAT="rxe0: set down\$" FLAP_PAT="rxe1: set down\$"
 	LOSS_PAT="rxe1: set down\$"
 	HA_DEVS="rxe0 rxe1"
@@ -255,6 +258,12 @@ else
 	FLAP_PAT='' LOSS_PAT="bond0: now running without any active interface"
 	HA_DEVS=
 fi
+# the ports whose default the modes set (rdma_cm's configfs)
+for d in $HA_DEVS; do
+	mkdir -p "$CFG/$d" || fail "mkdir $CFG/$d"
+	[ -f "$CFG/$d/ports/1/default_ha_mode" ] ||
+		fail "no $CFG/$d/ports/1/default_ha_mode"
+done
 wait_ping "$PEER_IP" 60
 
 # Every CM event a consumer gets (both guests: nvme-rdma's queues on b,
@@ -345,7 +354,11 @@ act() {
 		wait_for 10 _down_seen ||
 			fail "no kernel log of the cut ($DOWN_PAT)"
 		T_ACT=$(kmsg_time "m${seq}e$ev" "$DOWN_PAT")
-		log "the cut link went down at $T_ACT (kernel time stamp)" ;;
+		log "the cut link went down at $T_ACT (kernel time stamp)"
+		# bonding's failover to the other slave (miimon)
+		wait_for 10 _failover_seen ||
+			log "no kernel log of bonding's failover ($FAILOVER_PAT)"
+		eval "B_$ev=\"\$(kmsg_time \"m\${seq}e\$ev\" \"\$FAILOVER_PAT\")\"" ;;
 	flap)
 		# one ip process, already running, takes both commands: an
 		# ip started per command takes longer than the flap under TCG
@@ -413,6 +426,8 @@ stuck_diag() {
 }
 
 _down_seen() { [ -n "$(kmsg_time "m${seq}e$ev" "$DOWN_PAT")" ]; }
+FAILOVER_PAT="bond0: [(]slave $SLAVE1[)]: making interface the new active one"
+_failover_seen() { [ -n "$(kmsg_time "m${seq}e$ev" "$FAILOVER_PAT")" ]; }
 _flap_seen() { [ -n "$(kmsg_time "m${seq}e$ev" "$FLAP_PAT")" ]; }
 
 # queue_ports: the RDMA devices of the host's connections to this mode's
@@ -472,6 +487,11 @@ cm_count() {
 cm_first() {
 	cm_events | awk -v a="$1" -v b="$2" -v t="$3" '
 		$1 >= a && $1 <= b { printf "%.0f %s/%s\n", ($1 - t) * 1000, $2, $3; exit }'
+}
+
+# cm_first_t T0 T1: the time of the first CM event in T0..T1.
+cm_first_t() {
+	cm_events | awk -v a="$1" -v b="$2" '$1 >= a && $1 <= b { print $1; exit }'
 }
 
 # cm_acts T0 T1: the CM's decisions in T0..T1 (cm_ha_decision) that did
@@ -543,6 +563,21 @@ io_gap() {
 			if (net(last, b) > nmax) nmax = net(last, b)
 			printf "%.0f %d %.0f\n", max * 1000, n, nmax * 1000
 		}'
+}
+
+# react_ms T0 T1: ms from T0 to T1, and the same less the times in it that
+# the guest did not run for 10 ms or more (/tmp/starve10.log).
+react_ms() {
+	awk -v a="$1" -v b="$2" -v starve=/tmp/starve10.log 'BEGIN {
+		o = 0
+		while ((getline line < starve) > 0) {
+			split(line, f, " ")
+			lo = f[1] > a ? f[1] : a
+			hi = f[2] < b ? f[2] : b
+			if (hi > lo) o += hi - lo
+		}
+		printf "%.0f %.0f\n", (b - a) * 1000, (b - a - o) * 1000
+	}'
 }
 
 # io_rate T0 T1: I/O completions per second in T0..T1 (fio's log).
@@ -695,7 +730,7 @@ klog_flap() {
 
 # report: this guest's side of the mode's events.
 report() {
-	local rej k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
+	local tb tcm react react_net rej k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
 		ports want_ports ac0 acst
 	if [ "$ROLE" = b ]; then
 		sed "s/^/RDMA-HA-DATA: mode=$MODE fio: /" /tmp/fio$seq.out | grep -v '^.*fio: *$' | head -n 40
@@ -791,6 +826,18 @@ report() {
 			if [ "$name" = cut ] && [ "$TOPO/$MODE" != roce_slaves/notify ]; then
 				check "cut: the host's first CM event within $ACT_MAX_MS ms (${first:-never})" \
 					'[ -n "$first" ] && [ "${first% *}" -le "$ACT_MAX_MS" ]'
+				# the dead path torn down within miimon + 100 ms:
+				# bonding's failover (miimon) is bonding's; the
+				# CM's first event after it, on the series' CM
+				eval "tb=\$B_$k"
+				tcm=$(cm_first_t "$t0" "$t1")
+				react= react_net=
+				[ -z "$tb" ] || [ -z "$tcm" ] || set -- $(react_ms "$tb" "$tcm")
+				[ -z "$tb" ] || [ -z "$tcm" ] || react=$1 react_net=$2
+				echo "RDMA-HA-MEASURE: nvme-failover $MODE cut bond_failover_ms=$([ -n "$tb" ] && awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.0f", (b - a) * 1000 }' || echo none) cm_after_failover_ms=${react:-none} cm_after_failover_running_ms=${react_net:-none}"
+				[ -z "$HA_DEVS" ] ||
+					check "cut: the host's first CM event within $CM_REACT_MS ms of bonding's failover while the guest ran (${react_net:-none} ms; ${react:-none} ms in all)" \
+						'[ -n "$react_net" ] && [ "$react_net" -le "$CM_REACT_MS" ]'
 			fi
 			case $MODE in
 			align|fail-fast)
