@@ -196,7 +196,7 @@ mono_watch starve >/tmp/starve.log 2>&1 &
 mono_watch starve -m 10 >/tmp/starve10.log 2>&1 &
 
 failed=0
-ACT_LOST=0
+LOST=0
 seq=0
 # RDMA_HA_NVME_BENCH=1: the benchmark (bench_nvme_failover.sh): ROUNDS
 # rounds of the modes, each event's measures as RDMA-HA-BENCH lines, and
@@ -378,7 +378,7 @@ act() {
 	esac
 	sleep $OBSERVE_S
 	[ "$1" != flap ] || echo 0 >/sys/class/net/bond0/bonding/downdelay
-	if [ "$ROLE" = b ] && [ "$ACT_LOST" = 1 ]; then
+	if [ "$ROLE" = b ] && [ "$LOST" = 1 ] && [ "$ev" = 1 ]; then
 		eval "Q_$ev=\"\$(queue_ports)\""
 	elif [ "$ROLE" = b ]; then
 		wait_for $LIVE_MAX_S ctrl_live || {
@@ -660,9 +660,7 @@ run_mode() {
 	# follow, whose outcome is the same loss
 	LOST=0
 	[ "$TOPO/$MODE" != roce_slaves/notify ] || LOST=1
-	ACT_LOST=$LOST
 	act switch $SLAVE1
-	ACT_LOST=0
 	act switch $SLAVE0
 	if [ $LOST = 0 ]; then
 		act cut
@@ -694,14 +692,14 @@ run_mode() {
 	cp $T/trace /tmp/trace$seq
 	# what the CM did on the flap
 	FLAP_ACTS= FLAP_UP= FLAP_DOWN_MS= FLAP_UNHELD=
-	[ $LOST = 1 ] || set -- $W_4
-	[ $LOST = 1 ] || FLAP_ACTS=$(cm_acts "$2" "$4")
-	if [ $LOST = 0 ] && [ -n "$FLAP_PAT" ]; then
-		FLAP_UP=$(kmsg_time "m${seq}e4" "${FLAP_PAT%down\$}active\$")
-		[ -z "$FLAP_UP" ] || FLAP_DOWN_MS=$(awk -v d="$3" -v u="$FLAP_UP" \
-			'BEGIN { printf "%.0f", (u - d) * 1000 }')
-	fi
 	if [ $LOST = 0 ]; then
+		set -- $W_4
+		FLAP_ACTS=$(cm_acts "$2" "$4")
+		if [ -n "$FLAP_PAT" ]; then
+			FLAP_UP=$(kmsg_time "m${seq}e4" "${FLAP_PAT%down\$}active\$")
+			[ -z "$FLAP_UP" ] || FLAP_DOWN_MS=$(awk -v d="$3" -v u="$FLAP_UP" \
+				'BEGIN { printf "%.0f", (u - d) * 1000 }')
+		fi
 		FLAP_UNHELD=$(cm_acts_unheld "$2" "$4" "$3" "$FLAP_UP")
 		klog_flap
 	fi
@@ -832,8 +830,10 @@ report() {
 				eval "tb=\$B_$k"
 				tcm=$(cm_first_t "$t0" "$t1")
 				react= react_net=
-				[ -z "$tb" ] || [ -z "$tcm" ] || set -- $(react_ms "$tb" "$tcm")
-				[ -z "$tb" ] || [ -z "$tcm" ] || react=$1 react_net=$2
+				if [ -n "$tb" ] && [ -n "$tcm" ]; then
+					set -- $(react_ms "$tb" "$tcm")
+					react=$1 react_net=$2
+				fi
 				echo "RDMA-HA-MEASURE: nvme-failover $MODE cut bond_failover_ms=$([ -n "$tb" ] && awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.0f", (b - a) * 1000 }' || echo none) cm_after_failover_ms=${react:-none} cm_after_failover_running_ms=${react_net:-none}"
 				[ -z "$HA_DEVS" ] ||
 					check "cut: the host's first CM event within $CM_REACT_MS ms of bonding's failover while the guest ran (${react_net:-none} ms; ${react:-none} ms in all)" \
