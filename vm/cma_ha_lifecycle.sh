@@ -134,8 +134,10 @@ T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
 barrier "flap$seq"
 T_ACT=$(now)
 kmsg_mark "flap$seq"
-printf 'link set eth0 down\nlink set eth0 up\n' | ip -batch - ||
-	fail "eth0 flap"
+# one process takes eth0 down and up: a shell's ip commands take tens
+# of ms each under TCG
+out=$(mono_watch flap eth0) || fail "eth0 flap"
+log "eth0 flap: $out"
 sleep $OBSERVE_S
 T_END=$(now)
 klog_after "flap$seq" | grep -E 'sib0|bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
@@ -171,21 +173,11 @@ T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
 barrier "aflap$seq"
 T_ACT=$(now)
 kmsg_mark "aflap$seq"
-# one ip for both commands: no process starts between them
-rm -f /tmp/ipb
-mkfifo /tmp/ipb || fail "mkfifo"
-ip -batch /tmp/ipb &
-ipb=$!
-exec 7>/tmp/ipb
-echo "link set eth0 down" >&7
-i=0
-while ! active_is ib1 && [ $i -lt 300 ]; do
-	nap 0.01
-	i=$((i + 1))
-done
-echo "link set eth0 up" >&7
-exec 7>&-
-wait "$ipb" || fail "ip -batch of the eth0 flap"
+# one process takes eth0 down, waits for the failover (polling every
+# ms) and takes eth0 up again: no process starts between them
+out=$(mono_watch flap -u /sys/class/net/bond0/bonding/active_slave=ib1 -t 3000 eth0)
+[ $? -le 2 ] || fail "eth0 flap"
+log "eth0 flap: $out"
 # both guests end on ib1 (back to back, the bonds have no common path
 # else); a failover made here is no failover inside the flap, and the
 # first check below says so

@@ -926,7 +926,7 @@ mx_settled() {
 # mx_do ACT: carry out one act of a sequence on this guest.
 #   switch:N   bond0's active slave N, both links up (administrative)
 #   cut:N / restore:N   link N off / on at both ends (the host's QEMU)
-#   flap:N     ethN down and up again at once (ip -batch); when slave N
+#   flap:N     ethN down and up again at once (mono_watch flap); when slave N
 #              was active and bonding did not fail over (miimon missed
 #              the flap), bond0 is failed over to the other slave 3 s
 #              later, so that both guests end on the same slave (with
@@ -958,8 +958,7 @@ mx_do() {
 			wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$(mx_dev "$n")/ports/1/state" ||
 			fail "$(mx_dev "$n") not ACTIVE again" ;;
 	flap)
-		printf 'link set eth%s down\nlink set eth%s up\n' "$n" "$n" |
-			ip -batch - || fail "flap of eth$n"
+		mono_watch flap "eth$n" >/dev/null || fail "flap of eth$n"
 		if [ "$MX_START_ACTIVE" = "$n" ]; then
 			nap 3
 			[ "$(mx_active)" != "$n" ] ||

@@ -19,6 +19,15 @@
  *	(default 100) more than asked: a time the guest did not run (its
  *	vCPUs starved by a loaded host under TCG), which no guest-side
  *	measurement of a gap can tell from a gap of its own.
+ *   mono_watch flap [-d MS] [-u FILE=VALUE] [-t MAX_MS] IFACE
+ *	take IFACE down and up again from one process, as quickly as the
+ *	kernel lets it (a shell's ip commands take tens of ms each under
+ *	TCG): with -d, no sooner than MS after the down; with -u, only
+ *	once FILE's first line is VALUE (polled every ms, at most MAX_MS,
+ *	default 1000).  Prints
+ *	"flap_ms=<ms from before the down to after the up> waited=<yes|no>";
+ *	exits 0, 1 on an error, 2 when VALUE never came (IFACE is up again
+ *	all the same).
  */
 #include <errno.h>
 #include <signal.h>
@@ -28,6 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #define VALUE_MAX 128
 
@@ -163,6 +175,88 @@ static int starve(int argc, char **argv)
 	return 0;
 }
 
+static int set_up(int sk, const char *ifname, int up)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(sk, SIOCGIFFLAGS, &ifr) < 0)
+		return -1;
+	if (up)
+		ifr.ifr_flags |= IFF_UP;
+	else
+		ifr.ifr_flags &= ~IFF_UP;
+	return ioctl(sk, SIOCSIFFLAGS, &ifr);
+}
+
+static int flap(int argc, char **argv)
+{
+	const struct timespec ms = { 0, 1000000 };
+	char *file = NULL, *value = NULL, buf[VALUE_MAX];
+	long max_ms = 1000, down_ms = 0;
+	int opt, sk, waited = 0, ret = 0;
+	double t0, t1;
+
+	while ((opt = getopt(argc, argv, "d:u:t:")) != -1) {
+		switch (opt) {
+		case 'd':
+			down_ms = strtol(optarg, NULL, 0);
+			break;
+		case 'u':
+			file = optarg;
+			value = strchr(optarg, '=');
+			if (!value)
+				return 1;
+			*value++ = '\0';
+			break;
+		case 't':
+			max_ms = strtol(optarg, NULL, 0);
+			break;
+		default:
+			return 1;
+		}
+	}
+	if (optind != argc - 1 || max_ms <= 0 || down_ms < 0 ||
+	    strlen(argv[optind]) >= IFNAMSIZ)
+		return 1;
+	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sk < 0) {
+		perror("socket");
+		return 1;
+	}
+	t0 = now();
+	if (set_up(sk, argv[optind], 0)) {
+		perror(argv[optind]);
+		close(sk);
+		return 1;
+	}
+	while (file) {
+		read_first_line(file, buf, sizeof(buf));
+		if (!strcmp(buf, value)) {
+			waited = 1;
+			break;
+		}
+		if ((now() - t0) * 1000 >= max_ms) {
+			ret = 2;
+			break;
+		}
+		nanosleep(&ms, NULL);
+	}
+	while ((now() - t0) * 1000 < down_ms)
+		nanosleep(&ms, NULL);
+	if (set_up(sk, argv[optind], 1)) {
+		perror(argv[optind]);
+		close(sk);
+		return 1;
+	}
+	t1 = now();
+	close(sk);
+	printf("flap_ms=%.0f waited=%s\n", (t1 - t0) * 1000,
+	       waited ? "yes" : "no");
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "now")) {
@@ -174,7 +268,9 @@ int main(int argc, char **argv)
 		return watch_files(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "starve"))
 		return starve(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s now | watch [-i US] [-t SEC] FILE... | starve [-i US] [-m MS]\n",
+	if (argc >= 2 && !strcmp(argv[1], "flap"))
+		return flap(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s now | watch [-i US] [-t SEC] FILE... | starve [-i US] [-m MS] | flap [-d MS] [-u FILE=VALUE] [-t MS] IFACE\n",
 		argv[0]);
 	return 1;
 }
