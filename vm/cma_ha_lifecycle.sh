@@ -68,7 +68,7 @@
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
 # the CM acts on a port that is still down this long after its event
-PORT_HOLDOFF_MS=200
+PORT_HOLDOFF_MS=100
 
 need_cmd rdma mono_watch $PP
 

@@ -58,7 +58,7 @@ MX_FABRIC=${MX_FABRIC:-cables}
 # TCP ports of the RDMA CM (not the IP stack's): column i of sequence s
 MX_PORT_BASE=7500
 # a port event is judged this long after it (CMA_HA_PORT_ERR_HOLDOFF_MS)
-MX_HOLDOFF_MS=200
+MX_HOLDOFF_MS=100
 # IPoIB has its carrier again at most this long after its port came back
 # (it joins the broadcast group first)
 MX_CARRIER_MS=5000

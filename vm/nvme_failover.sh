@@ -72,7 +72,7 @@
 #             then it comes back (bond0 stays on the second slave)
 #   flap      the active (second) link down and up again, FLAP_MS (50 ms,
 #             rdma_ha.flap_ms=) on each guest (ip link set eth1 down/up),
-#             well within the CM's 200 ms port-down hold-off, with
+#             within the CM's 100 ms port-down hold-off, with
 #             bonding's downdelay at 5 s meanwhile, as an administrator
 #             sets it to ride out flaps.  Without it the flap is a coin
 #             toss per guest: IPoIB drops its carrier on the port error
@@ -96,9 +96,11 @@
 # KEPT_MAX_GAP_MS); notify and stock reset it (nvme-rdma starts error
 # recovery on ADDR_CHANGE) and reconnect. On a cut: every mode resets and
 # reconnects, the first CM event on the host within ACT_MAX_MS of the
-# port going down, and on the series' CM within CM_REACT_MS (400 ms: the
+# port going down, and on the series' CM within CM_REACT_MS (300 ms: the
 # port-down hold-off and 200 ms) of bonding's failover (miimon), less the
-# times the guest did not run.  Align (the
+# times the guest did not run; in align and fail-fast, which tear the
+# dead path down, within bonding's miimon and 100 ms of the port going
+# down (the kernel's "set down"), less those times.  Align (the
 # documentation: it tears every queue down on every failover, as notify
 # does, and the reconnection lands on the new port): resets on the switch,
 # the fail-back and the cut, and its events carry the path's state, never
@@ -152,16 +154,20 @@ FLAP_MS=${RDMA_HA_FLAP_MS:-50}
 # (CMA_HA_PORT_ERR_HOLDOFF_MS), and the port's state as the CM reads it
 # (ib_core's cache, updated from a work item) may lag the driver's "set
 # active" this much on a loaded guest
-PORT_HOLDOFF_MS=200
+PORT_HOLDOFF_MS=100
 PORT_CACHE_LAG_MS=100
 # a cut's dead path: the CM's first event on the host within this many ms
 # of bonding's failover, less the times the guest did not run.  Measured
-# on a quiet host: 24-48 ms in notify and align; fail-fast 93 ms on
-# per-slave RoCE, and 224 ms on IPoIB, where the failover finds the old
-# port down and leaves it to the port's judgement after its hold-off
-# (PORT_HOLDOFF_MS from the port going down).  A teardown left to the RC
-# retries or nvme-rdma's keep-alive takes seconds.
+# on a quiet host with a 200 ms hold-off: 24-48 ms in notify and align;
+# fail-fast 93 ms on per-slave RoCE, and 224 ms on IPoIB, where the
+# failover finds the old port down and leaves it to the port's judgement
+# after its hold-off (PORT_HOLDOFF_MS from the port going down).  A
+# teardown left to the RC retries or nvme-rdma's keep-alive takes seconds.
 CM_REACT_MS=$((PORT_HOLDOFF_MS + 200))
+# the modes that tear a dead path down (align, fail-fast) do so within
+# bonding's detection of the dead link (its miimon) and this many ms of
+# the port going down, less the times the guest did not run
+TEARDOWN_MS=100
 FLAP_DOWNDELAY_MS=5000
 # the loss of both links: ctrl_loss_tmo and how long the host waits for
 # the controller to be removed (the reconnection attempts meanwhile may
@@ -345,6 +351,10 @@ act() {
 		T_ACT=$(now)
 		bond_activate "$2" ;;
 	cut)
+		# bonding's link check interval, which the teardown's bound
+		# includes
+		read_attr /sys/class/net/bond0/bonding/miimon
+		MIIMON_MS=$ATTR
 		link_set n0 off
 		wait_for 10 _down_seen ||
 			fail "no kernel log of the cut ($DOWN_PAT)"
@@ -721,7 +731,7 @@ klog_flap() {
 
 # report: this guest's side of the mode's events.
 report() {
-	local tb tcm react react_net rej k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
+	local tb tcm react react_net down down_net rej k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
 		ports want_ports ac0 acst
 	if [ "$ROLE" = b ]; then
 		sed "s/^/RDMA-HA-DATA: mode=$MODE fio: /" /tmp/fio$seq.out | grep -v '^.*fio: *$' | head -n 40
@@ -827,10 +837,21 @@ report() {
 					set -- $(react_ms "$tb" "$tcm")
 					react=$1 react_net=$2
 				fi
-				echo "RDMA-HA-MEASURE: nvme-failover $MODE cut bond_failover_ms=$([ -n "$tb" ] && awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.0f", (b - a) * 1000 }' || echo none) cm_after_failover_ms=${react:-none} cm_after_failover_running_ms=${react_net:-none}"
+				# and from the port going down (T_ACT)
+				down= down_net=
+				if [ -n "$tcm" ]; then
+					set -- $(react_ms "$ta" "$tcm")
+					down=$1 down_net=$2
+				fi
+				echo "RDMA-HA-MEASURE: nvme-failover $MODE cut bond_failover_ms=$([ -n "$tb" ] && awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.0f", (b - a) * 1000 }' || echo none) cm_after_failover_ms=${react:-none} cm_after_failover_running_ms=${react_net:-none} cm_after_port_down_ms=${down:-none} cm_after_port_down_running_ms=${down_net:-none}"
 				[ -z "$HA_DEVS" ] ||
 					check "cut: the host's first CM event within $CM_REACT_MS ms of bonding's failover while the guest ran (${react_net:-none} ms; ${react:-none} ms in all)" \
 						'[ -n "$react_net" ] && [ "$react_net" -le "$CM_REACT_MS" ]'
+				case $HA_DEVS/$MODE in
+				?*/align|?*/fail-fast)
+					check "cut: $MODE tears the dead path down within miimon + $TEARDOWN_MS ms ($MIIMON_MS + $TEARDOWN_MS) of the port going down while the guest ran (${down_net:-none} ms; ${down:-none} ms in all)" \
+						'[ -n "$down_net" ] && [ "$down_net" -le $((MIIMON_MS + TEARDOWN_MS)) ]' ;;
+				esac
 			fi
 			case $MODE in
 			align|fail-fast)
@@ -868,7 +889,7 @@ report() {
 			esac
 		fi
 		# the flap: bonding (downdelay) does not fail over, and the
-		# CM's port-down hold-off (200 ms) rides it out in every mode:
+		# CM's port-down hold-off (100 ms) rides it out in every mode:
 		# the CM acts on an ID of either side only by a port-err
 		# judgement of a port still down after the hold-off (a flap
 		# that a loaded host stretched beyond it)
