@@ -84,11 +84,17 @@ ip link set bond0 type bond miimon 0 arp_interval $iv \
 	arp_ip_target "$PEER_IP" arp_validate none || fail "ARP monitoring on bond0"
 echo 5 > /sys/class/net/bond0/bonding/arp_missed_max ||
 	fail "arp_missed_max on bond0"
-wait_ping "$PEER_IP" 60
-wait_for 60 grep -qx ib0 /sys/class/net/bond0/bonding/active_slave ||
-	bond_activate ib0
+# A bond that turns its ARP monitor on has no active slave until its
+# first replies (seen: b's for 1 s), and the peer's monitor, already on,
+# gives up the link it probes over meanwhile (seen: a's bond on ib1
+# before the first phase).  Both monitors on first, then the links.
+barrier arp-on 120
 N=0
 O=1
+wait_ping "$PEER_IP" 60
+wait_for 30 slave_up "ib$N" || fail "ib$N not up under the ARP monitor"
+grep -qx "ib$N" /sys/class/net/bond0/bonding/active_slave ||
+	bond_activate "ib$N"
 # the premise: the backup slave is up under the ARP monitor, and stays so
 wait_for 30 slave_up "ib$O" ||
 	fail "ib$O (backup) not up under the ARP monitor on a switched segment: $(cat /proc/net/bonding/bond0)"
