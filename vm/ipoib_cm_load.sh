@@ -11,6 +11,11 @@
 # pings as long as the keepalive bound.  60 s is four detection bounds
 # per connection type.  (An RC receive connection that the switch to UC
 # left without a sender is reaped before the UC load and not counted.)
+# One send side declared dead is allowed in a phase where either guest
+# did not run for half the send-side bound or more (mono_watch starve;
+# RDMA-HA-MEASURE load-NAME-longest-stop-ms): the host's, not the
+# keepalive's (seen once, in a full check: the short phase's 2.15 s
+# bound, a 2.66 s run of unanswered pings, no stop recorded then).
 #
 # Nothing crosses the switch between the two phases: the pings of a phase
 # run until both guests are done with its load (they are asked for far
@@ -40,7 +45,7 @@ LOSS=${RDMA_HA_LOSS:-1%}
 SHORT_S=${RDMA_HA_SHORT_S:-30}
 SHORT_LOSS=${RDMA_HA_SHORT_LOSS:-0.5%}
 res=0
-need_cmd /usr/sbin/tc
+need_cmd /usr/sbin/tc mono_watch
 nic_setup eth1 "$MY_IP"
 ib_up rc 5000 3
 KA_BOUND=15	# 5 s x 3
@@ -94,8 +99,14 @@ ping_stop() {
 # A transfer refused while b restarts its listener is tried again; any
 # other failure (a reset, a 60 s stall) fails the phase.
 load() {
-	local n=0 bad=0 refused=0 end sums port=$2 type=${3:-$1} pp
+	local n=0 bad=0 refused=0 end sums port=$2 type=${3:-$1} pp sp st lim dead
 	barrier "load-$1"
+	# the guest's stops of 500 ms or more (a loaded host starving its
+	# TCG vCPU): a send side declares its peer dead when a probe is not
+	# answered within its bound, and a stop of either guest for half of
+	# that leaves the RC transport too little of it
+	mono_watch starve -m 500 >/tmp/stall-$1.log 2>&1 &
+	sp=$!
 	# until both are done with the load: stopped at load-$1-done
 	ping -i 0.02 -s 1000 -w $((LOAD_S + 120)) "$PEER_IB" >/tmp/ping-$1.log 2>&1 &
 	pp=$!
@@ -150,8 +161,21 @@ load() {
 		! grep -q -v "$blob" /tmp/peer-sums-$1 ||
 			{ log "FAIL: $1 transfers"; res=1; }
 	fi
+	kill $sp 2>/dev/null
+	wait $sp 2>/dev/null
+	st=$(awk '{ d = ($2 - $1) * 1000; if (d > m) m = d } END { printf "%d\n", m }' /tmp/stall-$1.log)
+	peer_exchange "stall-$1" "$st"
+	[ "${PEER_DATA:-0}" -le "$st" ] || st=$PEER_DATA
+	lim=$(awk -v b="${KA_TX_BOUND:-$KA_BOUND}" 'BEGIN { printf "%d\n", b * 500 }')
+	echo "RDMA-HA-MEASURE: load-$1-longest-stop-ms $st"
 	cm_stats "$1"
-	expect cm_ka_tx_dead -eq "$tx_dead0"
+	# one send side declared dead across such a stop is the host's
+	dead=0
+	if [ "$st" -ge "$lim" ]; then
+		dead=1
+		log "$1: a guest stopped for $st ms (half the send-side bound: $lim ms): one peer declared dead is allowed"
+	fi
+	expect cm_ka_tx_dead -le "$((tx_dead0 + dead))"
 	expect cm_ka_rx_dead -eq "$rx_dead0"
 	expect cm_tx_failed -eq "$tx_failed0"
 	expect cm_tx_${type}_conns -eq 1
