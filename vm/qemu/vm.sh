@@ -10,7 +10,7 @@
 #   vm.sh kunit --kernel BZIMAGE [--initrd CPIO] [--filter GLOB]
 #             [--timeout SEC] [--outdir DIR] [--append "CMDLINE"]
 #
-# run: boots one or two guests (TCG, -cpu max without la57, 1 GiB, one vCPU unless
+# run: boots one or two guests (TCG, -cpu max, 1 GiB, one vCPU unless
 # --smp says more) that run /selftests/NAME.sh a (and b).  --guests,
 # --timeout and --smp default to the scenario's "# rdma-ha: guests=N
 # timeout=SEC smp=N" header (smp: 1 without one).  Guest b boots
@@ -361,12 +361,6 @@ console_watch() {
 }
 
 # ---- boot ----
-# -cpu max without la57: Debian's kernel turns 5-level paging on where the
-# CPU offers it, and two of its guests (session 39's check, session 40)
-# died with exception frames no CPU pushes (EFLAGS d6f8d483, faaf2202:
-# reserved bits set), a NULL list head on the IRQ stack and a double
-# fault in kmalloc, where the patched kernel (4-level paging) never did
-# in hundreds of runs: QEMU 7.2's TCG, we think, not proven.
 # no_timer_check: the kernel verifies at boot that the IO-APIC timer
 # ticks within a busy loop, and under TCG on a loaded host it may not
 # in time: "Kernel panic - not syncing: IO-APIC + timer doesn't work!"
@@ -409,7 +403,7 @@ launch() {
 		extra="rdma_ha.timeout=$gtimeout $extra"
 	fi
 	[ "${boot[$g]}" = 1 ] || extra="$extra rdma_ha.boot=${boot[$g]}"
-	args=(-machine q35 -cpu max,la57=off -accel tcg -smp "$smp,sockets=$smp,cores=1,threads=1" -m "${mem}M"
+	args=(-machine q35 -cpu max -accel tcg -smp "$smp,sockets=$smp,cores=1,threads=1" -m "${mem}M"
 	      -nodefaults -display none -no-reboot -serial stdio
 	      -monitor "unix:$outdir/$g.mon,server,nowait"
 	      -kernel "$k" -initrd "$i"
