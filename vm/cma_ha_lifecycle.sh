@@ -20,6 +20,13 @@
 #                  retransmission survives it, and so does the connection;
 #                  the CM judged the port event (cm_ha_decision
 #                  event=port-err action=none)
+#  2b late ACTIVE as 2, but sib0 tells of its return (IB_EVENT_PORT_ACTIVE)
+#                  300 ms late, ACTIVE meanwhile (debugfs
+#                  rxe_ib_active_delay_ms): ib_core's port cache still
+#                  reads DOWN when the CM's hold-off ends; the CM asks
+#                  the driver, and the connection is kept, with no CM
+#                  event (a busy host's late cache update, seen on a
+#                  per-slave RoCE bond in nvme_failover)
 #  3 active flap   bond0 on ib0, the connection on sib0; eth0 goes down,
 #                  bond0 (MII monitor at 10 ms for the phase) fails over
 #                  to ib1, and eth0 comes up again at once: the failover
@@ -156,6 +163,61 @@ check "no port-err decision found the path dead" \
 	'! decisions | grep "event=port-err" | grep -q "path=[a-z|-]*dead"'
 kept_checks "fail-fast, a ${flap:-?} ms flap of sib0"
 check "fail-fast, flap: no CM event at all" '[ "$(count " cm_event ")" = 0 ]'
+stop
+[ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
+
+# -- phase 2b: a short flap whose ACTIVE event comes late ----------------
+# As phase 2, but sib0 tells of its return (IB_EVENT_PORT_ACTIVE) LATE_MS
+# after it became ACTIVE (rxe_ib_active_delay_ms): ib_core's port cache
+# still reads DOWN when the CM's hold-off ends, as on a busy host where
+# the cache's own work runs late.  The CM asks the driver, finds sib0
+# ACTIVE, and keeps the connection.
+LATE_MS=300
+LATE_KNOB=/sys/kernel/debug/rxe_ib_active_delay_ms
+[ -w $LATE_KNOB ] || fail "no $LATE_KNOB"
+# the connection on sib0, then bond0 on ib1 (as in phase 2)
+barrier "ib0-late"
+bond_activate ib0
+sleep 1
+start fail-fast 0.0.0.0 fail-fast
+barrier "late-sw$seq"
+bond_activate ib1
+sleep 2
+echo >$T/trace
+echo $LATE_MS >$LATE_KNOB || fail "$LATE_KNOB"
+T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
+barrier "late$seq"
+T_ACT=$(now)
+kmsg_mark "late$seq"
+out=$(mono_watch flap eth0) || fail "eth0 flap"
+log "eth0 flap: $out"
+sleep $OBSERVE_S
+echo 0 >$LATE_KNOB
+T_END=$(now)
+klog_after "late$seq" | grep -E 'sib0|bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+# printk times (s): sib0's "set down", its next "set active"; the trace's
+# time of the first port-err decision (the same clock)
+eval "$(klog_after "late$seq" | awk '
+	/sib0: set down/ && d == "" { sub(/^\[ */, ""); d = $1 + 0; next }
+	/sib0: set active/ && d != "" && up == "" { sub(/^\[ */, ""); up = $1 + 0 }
+	END { if (d != "") print "ldown=" d; if (up != "") print "lup=" up }')"
+ljudge=$(decisions | grep -m1 "event=port-err" | grep -oE '[0-9]+\.[0-9]+: cm_ha_decision' | cut -d: -f1)
+flap=
+[ -n "${ldown:-}" ] && [ -n "${lup:-}" ] &&
+	flap=$(awk -v d="$ldown" -v u="$lup" 'BEGIN { printf "%.0f", (u - d) * 1000 }')
+data "what=late_flap_ms value=${flap:-none}"
+check "sib0 went DOWN and ACTIVE again within $PORT_HOLDOFF_MS ms (${flap:-never} ms)" \
+	'[ -n "$flap" ] && [ "$flap" -lt "$PORT_HOLDOFF_MS" ]'
+check "the CM judged sib0 while its ACTIVE event was held back (judged at ${ljudge:-never}, ACTIVE at ${lup:-never}, event $LATE_MS ms later)" \
+	'[ -n "$ljudge" ] && [ -n "${lup:-}" ] &&
+	 awk -v j="$ljudge" -v u="$lup" -v l="$LATE_MS" "BEGIN { exit !(j > u && j < u + l / 1000) }"'
+check "the CM judged the port event on id 1 by the driver: port-err, path alive, action none" \
+	'decisions | grep "event=port-err" | grep -q "action=none"'
+check "no port-err decision found the path dead" \
+	'! decisions | grep "event=port-err" | grep -q "path=[a-z|-]*dead"'
+kept_checks "fail-fast, a ${flap:-?} ms flap of sib0 with its ACTIVE event late"
+check "fail-fast, late ACTIVE: no CM event at all" '[ "$(count " cm_event ")" = 0 ]'
 stop
 [ "$ROLE" = a ] || check "client busy at the end (exit $RC, want 0)" '[ "$RC" = 0 ]'
 

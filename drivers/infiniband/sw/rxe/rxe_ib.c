@@ -377,6 +377,8 @@ static void rxe_ib_port_set_ndev(struct rxe_dev *rxe, u32 port_num,
 	smp_store_release(&ib->ndev, ndev);
 }
 
+static void rxe_ib_active_work(struct work_struct *work);
+
 /**
  * rxe_ib_init() - switch a new rxe device to the InfiniBand link layer
  * @rxe: the device, initialised by rxe_init() and not registered yet
@@ -404,6 +406,9 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 		struct ib_port_attr *attr = &rxe_port(rxe, n)->attr;
 
 		xa_init_flags(&rxe_ib_port(rxe, n)->neigh, XA_FLAGS_LOCK_BH);
+		rxe_ib_port(rxe, n)->rxe = rxe;
+		INIT_DELAYED_WORK(&rxe_ib_port(rxe, n)->active_work,
+				  rxe_ib_active_work);
 		spin_lock_init(&rxe_ib_port(rxe, n)->lid_lock);
 		attr->sm_sl = RXE_IB_DEFAULT_SL;
 		attr->lmc = RXE_IB_LMC;
@@ -441,6 +446,7 @@ void rxe_ib_cleanup(struct rxe_dev *rxe)
 	for (i = 1; i <= ib->num_ports; i++) {
 		struct rxe_ib_port *p = rxe_ib_port(rxe, i);
 
+		cancel_delayed_work_sync(&p->active_work);
 		xa_for_each(&p->neigh, lid, n)
 			kfree(n);
 		xa_destroy(&p->neigh);
@@ -1105,8 +1111,17 @@ static void rxe_ib_port_info(struct rxe_dev *rxe, u32 port_num,
 		dev_info(&rxe->ib_dev.dev, "port %u: %s\n", port_num, what);
 }
 
-static void rxe_ib_port_event(struct rxe_dev *rxe, u32 port_num,
-			      enum ib_event_type type)
+/*
+ * Tests: how long a port that became ACTIVE keeps its IB_EVENT_PORT_ACTIVE
+ * back (debugfs rxe_ib_active_delay_ms, 0: not at all).  Its state is
+ * ACTIVE meanwhile, as a port whose event is slow to reach the consumers
+ * is: hardware reports its events asynchronously, and ib_core updates its
+ * port cache and passes the event on from a work item of its own.
+ */
+static u32 rxe_ib_active_delay_ms;
+
+static void rxe_ib_dispatch(struct rxe_dev *rxe, u32 port_num,
+			    enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = &rxe->ib_dev,
@@ -1115,6 +1130,38 @@ static void rxe_ib_port_event(struct rxe_dev *rxe, u32 port_num,
 	};
 
 	ib_dispatch_event(&ev);
+}
+
+static void rxe_ib_active_work(struct work_struct *work)
+{
+	struct rxe_ib_port *p = container_of(to_delayed_work(work),
+					     struct rxe_ib_port, active_work);
+	struct rxe_dev *rxe = p->rxe;
+	u32 port_num = p - rxe->ib->port + 1;
+
+	/* not once the device is going: its event handlers are */
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return;
+	if (READ_ONCE(rxe_port(rxe, port_num)->attr.state) == IB_PORT_ACTIVE)
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_PORT_ACTIVE);
+	ib_device_put(&rxe->ib_dev);
+}
+
+static void rxe_ib_port_event(struct rxe_dev *rxe, u32 port_num,
+			      enum ib_event_type type)
+{
+	struct rxe_ib_port *p = rxe_ib_port(rxe, port_num);
+	u32 delay = READ_ONCE(rxe_ib_active_delay_ms);
+
+	if (type == IB_EVENT_PORT_ACTIVE && delay) {
+		mod_delayed_work(system_wq, &p->active_work,
+				 msecs_to_jiffies(delay));
+		return;
+	}
+	/* a late ACTIVE does not come after the port's next error */
+	if (type == IB_EVENT_PORT_ERR)
+		cancel_delayed_work(&p->active_work);
+	rxe_ib_dispatch(rxe, port_num, type);
 }
 
 /* the port's netdevice is up: as rxe_port_up() for a RoCE port */
@@ -1605,6 +1652,8 @@ void rxe_ib_module_init(void)
 {
 	dev_add_pack(&rxe_ib_packet_type);
 	rdma_link_register(&rxe_ib_link_ops);
+	debugfs_create_u32("rxe_ib_active_delay_ms", 0600, NULL,
+			   &rxe_ib_active_delay_ms);
 	debugfs_create_u16("rxe_ib_lost_sls", 0600, NULL, &rxe_ib_lost_sls);
 	debugfs_create_file("rxe_ib_qp_fatal", 0200, NULL, NULL,
 			    &rxe_ib_qp_fatal_fops);

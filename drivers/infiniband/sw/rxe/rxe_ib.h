@@ -227,6 +227,9 @@ struct rxe_ib_trap {
  *	packet path (also in softirq context) needs no lookup.  Set once,
  *	with WRITE_ONCE() after the rest of the port, read with READ_ONCE()
  * @ndev_tracker: tracks the reference on @ndev
+ * @rxe: the port's device
+ * @active_work: tells of the port's IB_EVENT_PORT_ACTIVE late, when a
+ *	test asks for it (rxe_ib_active_delay_ms)
  * @neigh: LID -> struct rxe_ib_neigh, the learned MAC addresses of the
  *	peers on the port's link; entries are freed with kfree_rcu(), read
  *	under RCU.  The xarray's own lock serialises the updates.
@@ -242,6 +245,8 @@ struct rxe_ib_port {
 	spinlock_t		lid_lock;	/* serialises the moves of @lid */
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
+	struct rxe_dev		*rxe;
+	struct delayed_work	active_work;
 	struct xarray		neigh;
 	atomic64_t		counters[RXE_IB_NUM_COUNTERS];
 	u16			pkeys[RXE_IB_PKEY_TBL_LEN];
