@@ -91,6 +91,19 @@ active_is() { read_attr /sys/class/net/bond0/bonding/active_slave; [ "$ATTR" = "
 # klog_after TAG: the kernel log after the mark TAG.
 klog_after() { dmesg | awk -v tag="$1" 'f; $0 ~ "rdma-ha: mark " tag " " { f = 1 }'; }
 
+# flap_eth0 TAG: the phase's window opens, and after barrier TAG one
+# process takes eth0 down and up (a shell's ip commands take tens of ms
+# each under TCG); OBSERVE_S later the caller closes the window.
+flap_eth0() {
+	T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
+	barrier "$1"
+	T_ACT=$(now)
+	kmsg_mark "$1"
+	out=$(mono_watch flap eth0) || fail "eth0 flap"
+	log "eth0 flap: $out"
+	sleep $OBSERVE_S
+}
+
 # -- phase 1: the bond recovers from no active slave ----------------------
 start fail-fast 0.0.0.0 fail-fast
 echo >$T/trace
@@ -137,15 +150,7 @@ barrier "sw$seq"
 bond_activate ib1
 sleep 2
 echo >$T/trace
-T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
-barrier "flap$seq"
-T_ACT=$(now)
-kmsg_mark "flap$seq"
-# one process takes eth0 down and up: a shell's ip commands take tens
-# of ms each under TCG
-out=$(mono_watch flap eth0) || fail "eth0 flap"
-log "eth0 flap: $out"
-sleep $OBSERVE_S
+flap_eth0 "flap$seq"
 T_END=$(now)
 klog_after "flap$seq" | grep -E 'sib0|bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
 decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
@@ -185,13 +190,7 @@ bond_activate ib1
 sleep 2
 echo >$T/trace
 echo $LATE_MS >$LATE_KNOB || fail "$LATE_KNOB"
-T_WIN=$(now)	# the window opens before the barrier (cma_ha_lib.sh)
-barrier "late$seq"
-T_ACT=$(now)
-kmsg_mark "late$seq"
-out=$(mono_watch flap eth0) || fail "eth0 flap"
-log "eth0 flap: $out"
-sleep $OBSERVE_S
+flap_eth0 "late$seq"
 echo 0 >$LATE_KNOB
 T_END=$(now)
 klog_after "late$seq" | grep -E 'sib0|bond0' | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE klog: /"
