@@ -38,7 +38,7 @@
 # median per kernel and mode: nvme_failover.svg).
 export RDMA_HA_NVME_BENCH=1 RDMA_HA_LOSS=0
 export RDMA_HA_TOPO="${RDMA_HA_BENCH_TOPO:-roce}"
-if [ -e /sys/kernel/debug/rxe_ib_lost_sls ]; then
+if [ -d /sys/kernel/debug/rxe ]; then
 	RDMA_HA_MODES=$(echo "${RDMA_HA_BENCH_MODES:-notify align fail-fast}" | tr , ' ')
 else
 	RDMA_HA_MODES=stock

@@ -9,7 +9,7 @@
 # NETDEV_BONDING_FAILOVER: when the CM judges the failover, the port is
 # still on the old slave.  Both guests have bond0 over eth0/eth1
 # (fail_over_mac none) and rxe0 on eth0 made such a device (debugfs
-# rxe_lag, "RDMA/rxe: Let a RoCE device follow its bond as device LAG
+# rxe/rxe0/lag, "RDMA/rxe: Let a RoCE device follow its bond as device LAG
 # does": RDMA_LAG_FLAGS_PORT_FOLLOWS_BOND, the port moved LAG_DELAY_MS
 # after the failover, the port's state the bond's).
 #
@@ -49,7 +49,7 @@
 HA_RDEV=rxe
 PP_INTERVAL_US=30000000
 LAG_DELAY_MS=300
-KNOB=/sys/kernel/debug/rxe_lag
+KNOB=/sys/kernel/debug/rxe/rxe0/lag
 
 need_cmd rdma mono_watch $PP
 
@@ -64,9 +64,9 @@ port_ndev() {
 bond_setup fail_over_mac none
 rxe_add rxe0 eth0
 [ -f $KNOB ] || fail "no $KNOB"
-echo "rxe0 $LAG_DELAY_MS" >$KNOB || fail "cannot make rxe0 follow bond0"
-check "a bad rxe_lag write is refused" '! echo "rxe0 10001" >$KNOB 2>/dev/null'
-check "rxe_lag refuses an unknown device" '! echo "nosuch 0" >$KNOB 2>/dev/null'
+echo $LAG_DELAY_MS >$KNOB || fail "cannot make rxe0 follow bond0"
+check "a bad lag write is refused" '! echo 10001 >$KNOB 2>/dev/null'
+check "lag refuses a line with a device name" '! echo "rxe0 0" >$KNOB 2>/dev/null'
 wait_ping "$PEER_IP" 60
 check "rxe0's port on eth0" '[ "$(port_ndev)" = eth0 ]'
 barrier ready 120
@@ -150,5 +150,5 @@ wait_for 30 grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state ||
 	fail "rxe0 not ACTIVE again"
 stop
 
-echo "rxe0 off" >$KNOB || fail "cannot end rxe0's device LAG"
+echo off >$KNOB || fail "cannot end rxe0's device LAG"
 finish

@@ -22,7 +22,7 @@
 #                  event=port-err action=none)
 #  2b late ACTIVE as 2, but sib0 tells of its return (IB_EVENT_PORT_ACTIVE)
 #                  300 ms late, ACTIVE meanwhile (debugfs
-#                  rxe_ib_active_delay_ms): ib_core's port cache still
+#                  rxe/sib0/ports/1/active_delay_ms): ib_core's port cache still
 #                  reads DOWN when the CM's hold-off ends; the CM asks
 #                  the driver, and the connection is kept, with no CM
 #                  event (a busy host's late cache update, seen on a
@@ -173,12 +173,12 @@ stop
 
 # -- phase 2b: a short flap whose ACTIVE event comes late ----------------
 # As phase 2, but sib0 tells of its return (IB_EVENT_PORT_ACTIVE) LATE_MS
-# after it became ACTIVE (rxe_ib_active_delay_ms): ib_core's port cache
+# after it became ACTIVE (debugfs rxe/sib0/ports/1/active_delay_ms): ib_core's port cache
 # still reads DOWN when the CM's hold-off ends, as on a busy host where
 # the cache's own work runs late.  The CM asks the driver, finds sib0
 # ACTIVE, and keeps the connection.
 LATE_MS=300
-LATE_KNOB=/sys/kernel/debug/rxe_ib_active_delay_ms
+LATE_KNOB=/sys/kernel/debug/rxe/sib0/ports/1/active_delay_ms
 [ -w $LATE_KNOB ] || fail "no $LATE_KNOB"
 # the connection on sib0, then bond0 on ib1 (as in phase 2)
 barrier "ib0-late"

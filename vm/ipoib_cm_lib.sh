@@ -702,7 +702,7 @@ ka_foreign_peer() {
 # ka_foreign_close_first: the foreign peer of ka_foreign_peer (b with
 # debugfs ipoib_cm_foreign_rx) closes a's new RC connection before the
 # NAK of a's RDMA WRITE gets back: b's soft IB device loses that NAK
-# (debugfs rxe_ib_lost_naks), its QP goes to the error state all the
+# (debugfs rxe/sib0/drop "nak 1"), its QP goes to the error state all the
 # same, and b's IPoIB tears the connection down (a REJ before the RTU, a
 # DREQ after it), which a's CM handles while the write is outstanding;
 # the write then completes flushed (status 5), not refused.  The first
@@ -714,25 +714,26 @@ ka_foreign_peer() {
 # 12: b's teardown came after 8 ACK timeouts) is made again, at most 3
 # times.  A lost ping fails in any attempt.  b first checks that bad
 # lines written to the knob are refused and arm nothing.  About 10 s.
+_ka_naks_left() { awk '$1 == "nak" { print $2 }' /sys/kernel/debug/rxe/sib0/drop; }
 ka_foreign_close_first() {
 	local knob=/sys/kernel/debug/ipoib_cm_foreign_rx
-	local naks=/sys/kernel/debug/rxe_ib_lost_naks i v=again
+	local naks=/sys/kernel/debug/rxe/sib0/drop i v=again
 	if [ "$ROLE" = b ]; then
 		[ -f $knob ] || { log "FAIL: no $knob"; res=1; return; }
 		[ -f $naks ] || { log "FAIL: no $naks"; res=1; return; }
 		# bad lines get an errno and arm nothing
-		for i in "nosuch 1" "sib0" "sib0 x" "sib0 -1"; do
+		for i in "sib0 nak 1" "" "nak" "nak x" "nak -1" "naks 1"; do
 			if echo "$i" 2>/dev/null >$naks; then
 				log "FAIL: $naks took '$i'"
 				res=1
 			fi
 		done
-		[ "$(cat $naks)" = 0 ] ||
-			{ log "FAIL: $naks armed by a bad line: $(cat $naks)"; res=1; }
+		[ "$(_ka_naks_left)" = 0 ] ||
+			{ log "FAIL: $naks armed by a bad line: $(tr '\n' ' ' <$naks)"; res=1; }
 		echo Y >$knob
 	fi
 	for i in 1 2 3; do
-		[ "$ROLE" = b ] && echo "sib0 1" >$naks
+		[ "$ROLE" = b ] && echo "nak 1" >$naks
 		barrier close-first-$i
 		if [ "$ROLE" = a ]; then
 			v=$(_ka_close_first_try)
@@ -741,7 +742,7 @@ ka_foreign_close_first() {
 		peer_exchange close-first-$i "$v"
 		if [ "$ROLE" = b ]; then
 			v=$PEER_DATA
-			log "close-first attempt $i: NAKs still to lose: $(cat $naks)"
+			log "close-first attempt $i: NAKs still to lose: $(_ka_naks_left)"
 		fi
 		case "$v" in ok*|FAIL*) break ;; esac
 	done
@@ -752,7 +753,7 @@ ka_foreign_close_first() {
 		{ log "FAIL: the peer's teardown never came before the write's retries ran out"; res=1; } ;;
 	esac
 	if [ "$ROLE" = b ]; then
-		echo "sib0 0" >$naks
+		echo "nak 0" >$naks
 		echo N >$knob
 	fi
 	barrier close-first-done
@@ -1099,7 +1100,7 @@ ka_stale_idle() {
 }
 
 # ka_qp_fatal: a's send-side QP of its idle RC connection to b fails
-# under it (debugfs rxe_ib_qp_fatal: the QP goes to the error state with
+# under it (debugfs rxe/sib0/qp_fatal: the QP goes to the error state with
 # IB_EVENT_QP_FATAL, as a hardware QP does on a fatal error of its own).
 # IPoIB has no event handler on send QPs, and a flushed send does not
 # tear a connection down: the next probe, flushed, must, within two
@@ -1107,7 +1108,7 @@ ka_stale_idle() {
 # connection and is answered; the keepalive task does not spin on the
 # stopped connection meanwhile (cm_ka_runs).  a's connection starts
 # afresh (ib0 down and up) with keepalives of 1 s x 3.  About 20 s.
-KA_QP_FATAL=/sys/kernel/debug/rxe_ib_qp_fatal
+KA_QP_FATAL=/sys/kernel/debug/rxe/sib0/qp_fatal
 ka_qp_fatal() {
 	local qpn f0 d0 k0 k1 tdown t0
 	barrier qp-fatal
@@ -1127,7 +1128,7 @@ ka_qp_fatal() {
 			log "FAIL: no probe on an RC connection of ib0 in 5 s"
 			res=1
 		elif t0=$(now) && kmsg_mark qpfatal &&
-		     echo "sib0 $qpn" >$KA_QP_FATAL; then
+		     echo "$qpn" >$KA_QP_FATAL; then
 			log "QP $qpn of sib0 failed (IB_EVENT_QP_FATAL)"
 			k0=$(cm_stat cm_ka_runs)
 			# torn down by the next probe, within two intervals of
@@ -1156,7 +1157,7 @@ ka_qp_fatal() {
 			expect cm_ka_tx_dead -eq "$d0"
 			expect cm_tx_rc_conns -eq 1
 		else
-			log "FAIL: echo sib0 $qpn >$KA_QP_FATAL"
+			log "FAIL: echo $qpn >$KA_QP_FATAL"
 			res=1
 		fi
 	fi
@@ -1165,7 +1166,7 @@ ka_qp_fatal() {
 }
 
 # ka_rnr: b's receive side runs out of receive buffers for a moment
-# (debugfs rxe_ib_rnr: its rx QP of a's idle connection answers the next
+# (debugfs rxe/sib0/rnr: its rx QP of a's idle connection answers the next
 # 3 requests that need a receive WQE with RNR NAKs, as an SRQ emptied by
 # an incast does), review D8:
 #  1. a's next probe (a send with immediate data, b speaks the keepalive
@@ -1174,7 +1175,7 @@ ka_qp_fatal() {
 #  2. so does a ping's data: answered, on the same connection.
 # With the RNR retry count of 0 of the REQ, the first NAK ended the
 # connection.  About 10 s.
-KA_RNR=/sys/kernel/debug/rxe_ib_rnr
+KA_RNR=/sys/kernel/debug/rxe/sib0/rnr
 _ka_counter() { read_attr "/sys/class/infiniband/sib0/ports/1/hw_counters/$1"; echo "${ATTR:-0}"; }
 _ka_rnr_sent() { [ "$(_ka_counter send_rnr_err)" -ge "$1" ]; }
 ka_rnr() {
@@ -1215,14 +1216,14 @@ ka_rnr() {
 		barrier rnr-ready 30
 		for round in probe data; do
 			n0=$(_ka_counter send_rnr_err)
-			echo "sib0 $qpn 3" >$KA_RNR ||
-				{ log "FAIL: echo sib0 $qpn 3 >$KA_RNR"; res=1; }
+			echo "$qpn 3" >$KA_RNR ||
+				{ log "FAIL: echo $qpn 3 >$KA_RNR"; res=1; }
 			barrier "rnr-$round" 30
 			# the probe is due within an interval (1 s); the
 			# ping's data comes at once
 			wait_for 10 _ka_rnr_sent $((n0 + 3)) ||
 				{ log "FAIL: b sent $(($(_ka_counter send_rnr_err) - n0)) of 3 RNR NAKs ($round)"; res=1; }
-			echo "sib0 $qpn 0" >$KA_RNR
+			echo "$qpn 0" >$KA_RNR
 			barrier "rnr-$round-done" 30
 		done
 		rdma resource show qp link sib0/1 | grep -q "lqpn $((qpn)) " ||

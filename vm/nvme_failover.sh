@@ -230,7 +230,7 @@ check() {
 if [ -z "${RDMA_HA_TOPO:-}" ]; then
 	if [ -f /etc/rdma-ha.modules ]; then
 		RDMA_HA_TOPO=roce_slaves
-	elif [ -e /sys/kernel/debug/rxe_ib_lost_sls ]; then
+	elif [ -d /sys/kernel/debug/rxe ]; then
 		RDMA_HA_TOPO=ib
 	else
 		RDMA_HA_TOPO=roce

@@ -4,9 +4,8 @@
 #
 # Smoke test of the test machine: rxe on eth0 with a local address, rping
 # client and server in the same guest over it.  Passes when rping does,
-# the device's hw counters lack the soft IB ones, the soft IB knob
-# rxe_ib_lost_naks refuses this RoCE device, and rxe_ib_rnr refuses bad
-# lines.
+# the device's hw counters lack the soft IB ones, its debugfs knobs are a
+# RoCE device's, refuse bad lines and go with the device.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma rping ibv_devinfo
@@ -34,27 +33,40 @@ log "rping: $n pings, client and server exited 0"
 hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 [ -f $hw/rdma_recvs ] || fail "no $hw/rdma_recvs"
 [ ! -e $hw/ib_port_state_drops ] || fail "RoCE rxe0 has the soft IB counter ib_port_state_drops"
-# the soft IB knob that loses NAKs refuses a RoCE device: its packets do
-# not go through the soft IB port's send path
-naks=/sys/kernel/debug/rxe_ib_lost_naks
-[ -f $naks ] || fail "no $naks"
-if echo "rxe0 1" 2>/tmp/naks.err >$naks; then
-	fail "$naks took RoCE device rxe0"
-fi
-grep -q 'not supported' /tmp/naks.err ||
-	fail "$naks on rxe0: $(cat /tmp/naks.err), expected EOPNOTSUPP"
-[ "$(cat $naks)" = 0 ] || fail "$naks armed for rxe0"
-log "rxe_ib_lost_naks refuses RoCE device rxe0: $(cat /tmp/naks.err)"
-# the knobs that name a QP refuse bad lines with their own errnos
-rnr=/sys/kernel/debug/rxe_ib_rnr
-for l in "nosuch 1 1:No such device" "rxe0:Invalid argument" \
-	 "rxe0 1:Invalid argument" "rxe0 x 1:Invalid argument" \
-	 "rxe0 -1 1:Invalid argument" "rxe0 65535 1:No such file"; do
-	if echo "${l%%:*}" 2>/tmp/rnr.err >$rnr; then
-		fail "$rnr took '${l%%:*}'"
-	fi
-	grep -q "${l#*:}" /tmp/rnr.err ||
-		fail "$rnr on '${l%%:*}': $(cat /tmp/rnr.err), expected ${l#*:}"
+# the device's test knobs (debugfs rxe/rxe0/): a RoCE device has the
+# knobs of every rxe device and lag, none of the soft IB ones (its packets
+# do not go through the soft IB port's send path)
+kd=/sys/kernel/debug/rxe/rxe0
+for f in qp_fatal rnr lag; do
+	[ -f $kd/$f ] || fail "no $kd/$f"
 done
-log "rxe_ib_rnr refuses bad lines"
+for f in drop corrupt lost_sls ports; do
+	[ ! -e $kd/$f ] || fail "RoCE device rxe0 has the soft IB knob $kd/$f"
+done
+log "rxe0's knobs: $(ls $kd | tr '\n' ' ')"
+# the knobs that name a QP refuse bad lines with their own errnos
+for k in rnr:1 qp_fatal:; do
+	n=${k#*:} k=$kd/${k%%:*}
+	for l in ":Invalid argument" "x${n:+ $n}:Invalid argument" \
+		 "-1${n:+ $n}:Invalid argument" "1${n:+ $n} 7:Invalid argument" \
+		 "65535${n:+ $n}:No such file"; do
+		if echo "${l%%:*}" 2>/tmp/knob.err >$k; then
+			fail "$k took '${l%%:*}'"
+		fi
+		grep -q "${l#*:}" /tmp/knob.err ||
+			fail "$k on '${l%%:*}': $(cat /tmp/knob.err), expected ${l#*:}"
+	done
+done
+echo 1 2>/tmp/knob.err >$kd/rnr && fail "rnr took a QPN without a count"
+log "rnr and qp_fatal refuse bad lines"
+# the directory goes with the device; a knob held open fails once the
+# device is gone, and nothing else happens
+exec 3>$kd/rnr
+rdma link delete rxe0 || fail "rdma link delete rxe0"
+[ ! -e $kd ] || fail "$kd outlived rxe0"
+if echo "1 1" 2>/tmp/knob.err >&3; then
+	fail "rnr of deleted rxe0 took a write"
+fi
+exec 3>&-
+log "rxe0's knobs went with it; a write to one held open: $(sed 's/.*: //' /tmp/knob.err)"
 exit 0

@@ -9,7 +9,7 @@
 # GRH) and rearmed; messages are checked in order on the receiving side.
 #  1. sib0 announces AUTO_PATH_MIG; traffic arms both QPs (REARM -> ARMED);
 #  2. under a stream of sends, SL 0 is cut on both guests (debugfs
-#     rxe_ib_lost_sls: the soft IB ports lose what they send on SL 0, as
+#     rxe/sib0/lost_sls: the soft IB ports lose what they send on SL 0, as
 #     a fabric whose SL 0 routes died would): the sender exhausts its
 #     retries, migrates to SL 1 and retransmits, the receiver migrates on
 #     the first packet with MigReq = 1 on its alternate path; both get
@@ -26,7 +26,7 @@
 
 need_cmd rdma ibv_devinfo sib_apm
 PORT=/sys/class/infiniband/sib0/ports/1
-LOST=/sys/kernel/debug/rxe_ib_lost_sls
+LOST=/sys/kernel/debug/rxe/sib0/lost_sls
 # The retransmission gap bound: the retries of the primary path (3 + 1 local
 # ACK timeouts of 67 ms) and one retry on the alternate path, at the 4 ms
 # jiffies of the guests and with a loaded TCG host: 3 s.
@@ -64,7 +64,7 @@ recv_total() {
 }
 
 # cut_sl SL: lose every soft IB packet of SL this guest sends (debugfs
-# rxe_ib_lost_sls; both guests do it, so both directions of the path are
+# rxe/sib0/lost_sls; both guests do it, so both directions of the path are
 # cut); cut_sl none restores.
 cut_sl() {
 	local mask=0

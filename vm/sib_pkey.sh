@@ -3,11 +3,11 @@
 # rdma-ha: guests=2 timeout=420 kernel=patched
 #
 # P_Key tables of soft InfiniBand ports (issue 18), programmed without a
-# subnet manager through debugfs rxe_ib_pkey ("DEVICE PORT INDEX PKEY"),
+# subnet manager through debugfs rxe/sib0/ports/1/pkey ("INDEX PKEY"),
 # with the built-in SA answering the joins of IPoIB child interfaces:
-#  - bad lines get their errnos (malformed, index 32, port 2, P_Key above
-#    0xffff, trailing words: EINVAL; unknown device: ENODEV; a RoCE rxe
-#    device: EOPNOTSUPP); a new port has 32 entries, 0xffff at index 0
+#  - bad lines get their errnos (malformed, index 32, P_Key above 0xffff,
+#    trailing words: EINVAL); a one-port device has no ports/2 and a RoCE
+#    rxe device no ports/ at all; a new port has 32 entries, 0xffff at index 0
 #    (sysfs pkeys/, smpquery PartCap and PKeyTable);
 #  - ib0.8001 is created on both guests before the P_Key exists: no
 #    carrier; both get 0x8001 (IB_EVENT_PKEY_CHANGE): the child comes up
@@ -30,7 +30,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_cmd rdma smpquery saquery
-KNOB=/sys/kernel/debug/rxe_ib_pkey
+KNOB=/sys/kernel/debug/rxe/sib0/ports/1/pkey
 PORT=/sys/class/infiniband/sib0/ports/1
 SMP="smpquery -C sib0 -P 1 -t 1000"
 res=0
@@ -40,8 +40,8 @@ bad() { log "FAIL: $*"; res=1; }
 field() { sed -n "s/^$1:\.*//p" "$2" | head -n 1; }
 # pkey_set INDEX PKEY: set an entry of sib0 port 1 through the knob
 pkey_set() {
-	echo "sib0 1 $1 $2" 2>/tmp/knob.err >$KNOB ||
-		bad "rxe_ib_pkey 'sib0 1 $1 $2': $(cat /tmp/knob.err)"
+	echo "$1 $2" 2>/tmp/knob.err >$KNOB ||
+		bad "$KNOB '$1 $2': $(cat /tmp/knob.err)"
 }
 # violations: the P_KeyViolations of the own port (PortInfo, by DR 0)
 violations() {
@@ -83,26 +83,27 @@ dmesg -c >/dev/null
 [ -f $KNOB ] || bad "no $KNOB"
 if [ "$ROLE" = a ]; then
 	rxe_add rxe0 eth1
-	for l in "sib0:Invalid argument" "sib0 1 1:Invalid argument" \
-		 "sib0 1 32 0x8001:Invalid argument" \
-		 "sib0 2 1 0x8001:Invalid argument" \
-		 "sib0 0 1 0x8001:Invalid argument" \
-		 "sib0 1 1 0x18001:Invalid argument" \
-		 "sib0 1 1 -1:Invalid argument" \
-		 "sib0 1 1 0x8001 0:Invalid argument" \
-		 "sib0 x 1 0x8001:Invalid argument" \
-		 "nosuch 1 1 0x8001:No such device" \
-		 "rxe0 1 1 0x8001:not supported"; do
+	for l in ":Invalid argument" "1:Invalid argument" \
+		 "32 0x8001:Invalid argument" \
+		 "1 0x18001:Invalid argument" \
+		 "1 -1:Invalid argument" \
+		 "1 0x8001 0:Invalid argument" \
+		 "x 0x8001:Invalid argument" \
+		 "sib0 1 1 0x8001:Invalid argument"; do
 		if echo "${l%%:*}" 2>/tmp/knob.err >$KNOB; then
 			bad "$KNOB took '${l%%:*}'"
 		elif ! grep -q "${l#*:}" /tmp/knob.err; then
 			bad "$KNOB on '${l%%:*}': $(cat /tmp/knob.err), expected ${l#*:}"
 		fi
 	done
+	[ ! -e /sys/kernel/debug/rxe/sib0/ports/2 ] ||
+		bad "one-port sib0 has a knob directory for port 2"
+	[ -d /sys/kernel/debug/rxe/rxe0 ] && [ ! -e /sys/kernel/debug/rxe/rxe0/ports ] ||
+		bad "RoCE rxe0 has no knob directory, or one with ports/"
 	[ ! -e /sys/class/infiniband/rxe0/ports/1/pkeys/1 ] ||
 		bad "RoCE rxe0 has a P_Key index 1"
 	rdma link delete rxe0 || bad "rdma link delete rxe0"
-	[ $res = 0 ] && log "rxe_ib_pkey refuses bad lines"
+	[ $res = 0 ] && log "ports/1/pkey refuses bad lines"
 fi
 n=$(ls $PORT/pkeys | wc -l)
 [ "$n" = 32 ] || bad "$n P_Key entries, expected 32"

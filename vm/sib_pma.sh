@@ -26,7 +26,7 @@
 #    with a good ICRC and such a P_Key counts in b's P_KeyViolations
 #    (PortInfo) and not in PortRcvErrors;
 #  - a PortCounters for port 2 gets an error;
-#  - SMPs that a's QP0 had no receive buffer for (debugfs rxe_ib_rnr
+#  - SMPs that a's QP0 had no receive buffer for (debugfs rxe/sib0/rnr
 #    "sib0 0 2") count in a's VL15Dropped, sysfs and perfquery alike, and
 #    b's smpquery gets its answer once they are dropped;
 #  - no kernel warning.
@@ -238,14 +238,14 @@ fi
 
 # ---- VL15Dropped: SMPs that QP0 had no receive buffer for ------------------
 # a's QP0 takes b's next 2 SMPs as a QP0 without receive buffers does
-# (debugfs rxe_ib_rnr "sib0 0 2"): b asks again until it has an answer
+# (debugfs rxe/sib0/rnr "0 2"): b asks again until it has an answer
 # (libibmad may send a lost SMP again itself, or give up when its own
 # wait ends first, as long as the MAD layer's), and a's VL15Dropped counts
 # exactly the 2 SMPs dropped.
 if [ "$ROLE" = a ]; then
 	v0=$(cnt VL15_dropped)
-	echo "sib0 0 2" 2>/tmp/vl15-knob.log >/sys/kernel/debug/rxe_ib_rnr ||
-		bad "rxe_ib_rnr does not take QP0: $(cat /tmp/vl15-knob.log)"
+	echo "0 2" 2>/tmp/vl15-knob.log >/sys/kernel/debug/rxe/sib0/rnr ||
+		bad "rxe/sib0/rnr does not take QP0: $(cat /tmp/vl15-knob.log)"
 fi
 barrier vl15-armed
 if [ "$ROLE" = b ]; then
@@ -267,7 +267,7 @@ if [ "$ROLE" = a ]; then
 		bad "VL15_dropped $v0 -> '$v1' around 2 SMPs QP0 had no buffer for"
 	pq pc_vl15 && [ "$(pq_field VL15Dropped /tmp/pc_vl15.log)" = "$v1" ] ||
 		bad "perfquery VL15Dropped '$(pq_field VL15Dropped /tmp/pc_vl15.log)', sysfs $v1"
-	echo "sib0 0 0" >/sys/kernel/debug/rxe_ib_rnr
+	echo "0 0" >/sys/kernel/debug/rxe/sib0/rnr
 fi
 barrier vl15-checked
 

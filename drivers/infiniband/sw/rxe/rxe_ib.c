@@ -378,6 +378,7 @@ static void rxe_ib_port_set_ndev(struct rxe_dev *rxe, u32 port_num,
 }
 
 static void rxe_ib_active_work(struct work_struct *work);
+static void rxe_ib_delay_work(struct work_struct *work);
 
 /**
  * rxe_ib_init() - switch a new rxe device to the InfiniBand link layer
@@ -409,6 +410,9 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 		rxe_ib_port(rxe, n)->rxe = rxe;
 		INIT_DELAYED_WORK(&rxe_ib_port(rxe, n)->active_work,
 				  rxe_ib_active_work);
+		skb_queue_head_init(&rxe_ib_port(rxe, n)->delayed);
+		INIT_DELAYED_WORK(&rxe_ib_port(rxe, n)->delay_work,
+				  rxe_ib_delay_work);
 		spin_lock_init(&rxe_ib_port(rxe, n)->lid_lock);
 		attr->sm_sl = RXE_IB_DEFAULT_SL;
 		attr->lmc = RXE_IB_LMC;
@@ -447,6 +451,8 @@ void rxe_ib_cleanup(struct rxe_dev *rxe)
 		struct rxe_ib_port *p = rxe_ib_port(rxe, i);
 
 		cancel_delayed_work_sync(&p->active_work);
+		cancel_delayed_work_sync(&p->delay_work);
+		skb_queue_purge(&p->delayed);
 		xa_for_each(&p->neigh, lid, n)
 			kfree(n);
 		xa_destroy(&p->neigh);
@@ -660,65 +666,138 @@ static void rxe_ib_mcast_loop(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	rxe_rcv(cskb);
 }
 
-/*
- * debugfs rxe_ib_lost_sls: a mask of service levels whose packets every
- * soft IB port loses on the wire, as a fabric whose routes or VLs of those
- * SLs died would.  For tests: it cuts one path of a QP and leaves another
- * (automatic path migration, soft_ib.rst).
- */
-static u16 rxe_ib_lost_sls;
-
-/*
- * debugfs rxe_ib_lost_naks: writing "DEVICE COUNT" makes that soft IB
- * device lose on the wire the next COUNT NAKs its responders send for
- * requests they refuse for good (invalid request, remote access error,
- * remote operational error), as a lossy link would; "DEVICE 0" disarms
- * it, and reading it gives the NAKs still to lose (one device at a time;
- * a RoCE device gets -EOPNOTSUPP).  The responder's QP
- * goes to the error state as always and drops what the requester
- * retries, so the requester learns of the refusal when its retries run
- * out, or from the consumer's teardown of the connection if that comes
- * first.  For tests: a refusal whose answer comes after the peer's CM.
- */
-static struct {
-	spinlock_t	lock;	/* the two below */
-	u32		dev_index;
-	unsigned int	count;
-} rxe_ib_lost_naks = {
-	.lock = __SPIN_LOCK_UNLOCKED(rxe_ib_lost_naks.lock),
+static const char * const rxe_ib_fault_names[RXE_IB_NUM_FAULT_CLASSES] = {
+	[RXE_IB_FAULT_REQ]	= "req",
+	[RXE_IB_FAULT_NAK]	= "nak",
+	[RXE_IB_FAULT_RESP]	= "resp",
+	[RXE_IB_FAULT_UD]	= "ud",
+	[RXE_IB_FAULT_MAD]	= "mad",
 };
 
-/**
- * rxe_ib_nak_lost() - whether debugfs rxe_ib_lost_naks asks to lose @pkt
- * @pkt: a packet about to be sent
- *
- * Takes one of the NAKs asked for if it does.
- *
- * Return: true if @pkt is such a NAK and is to be lost
- */
-static bool rxe_ib_nak_lost(struct rxe_pkt_info *pkt)
+/* the enum rxe_ib_fault_class bits of @pkt, a packet about to be sent */
+static unsigned long rxe_ib_fault_classes(struct rxe_pkt_info *pkt)
 {
-	unsigned long flags;
-	bool hit = false;
+	struct rxe_qp *qp = pkt->qp;
 	u8 syn;
 
-	if (likely(!READ_ONCE(rxe_ib_lost_naks.count)) ||
-	    pkt->opcode != IB_OPCODE_RC_ACKNOWLEDGE)
-		return false;
-	/* an RNR NAK or a PSN sequence error NAK is retried: not these */
-	syn = aeth_syn(pkt);
-	if ((syn & AETH_TYPE_MASK) != AETH_NAK ||
-	    syn == AETH_NAK_PSN_SEQ_ERROR)
-		return false;
-
-	spin_lock_irqsave(&rxe_ib_lost_naks.lock, flags);
-	if (rxe_ib_lost_naks.count &&
-	    rxe_ib_lost_naks.dev_index == pkt->rxe->ib_dev.index) {
-		WRITE_ONCE(rxe_ib_lost_naks.count, rxe_ib_lost_naks.count - 1);
-		hit = true;
+	if ((pkt->opcode & 0xe0) == IB_OPCODE_UD) {
+		if (qp && (qp_type(qp) == IB_QPT_SMI ||
+			   qp_type(qp) == IB_QPT_GSI))
+			return BIT(RXE_IB_FAULT_MAD);
+		return BIT(RXE_IB_FAULT_UD);
 	}
-	spin_unlock_irqrestore(&rxe_ib_lost_naks.lock, flags);
-	return hit;
+	if (rxe_opcode[pkt->opcode].mask & RXE_REQ_MASK)
+		return BIT(RXE_IB_FAULT_REQ);
+	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
+		/* an RNR NAK or a PSN sequence error NAK is retried: not NAK */
+		syn = aeth_syn(pkt);
+		if ((syn & AETH_TYPE_MASK) == AETH_NAK &&
+		    syn != AETH_NAK_PSN_SEQ_ERROR)
+			return BIT(RXE_IB_FAULT_NAK) | BIT(RXE_IB_FAULT_RESP);
+	}
+	return BIT(RXE_IB_FAULT_RESP);
+}
+
+/**
+ * rxe_ib_fault() - whether debugfs drop or corrupt asks for a fault of
+ * @pkt
+ * @faults: the device's drop or corrupt counts, per class
+ * @classes: the classes of @pkt (rxe_ib_fault_classes())
+ *
+ * Writing "CLASS COUNT" to the device's drop (corrupt) makes it lose on
+ * the wire (send with a bad ICRC) the next COUNT packets of that class it
+ * sends, as a lossy (noisy) link would; "CLASS 0" disarms it.  A packet
+ * takes a fault of its most specific class that has one: a refused
+ * request's NAK one of nak before one of resp.  Packets looped back
+ * within the device never reach the wire and take none.
+ *
+ * Return: true if @pkt takes one of the faults (and one is used up)
+ */
+static bool rxe_ib_fault(atomic_t *faults, unsigned long classes)
+{
+	unsigned int c;
+
+	for_each_set_bit(c, &classes, RXE_IB_NUM_FAULT_CLASSES)
+		if (atomic_read(&faults[c]) &&
+		    atomic_dec_if_positive(&faults[c]) >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * How late debugfs delay asks for @classes' packet to be sent (taking one
+ * of the packets asked for), 0 for not
+ */
+static u32 rxe_ib_fault_delay(struct rxe_ib *rib, unsigned long classes)
+{
+	unsigned int c;
+
+	for_each_set_bit(c, &classes, RXE_IB_NUM_FAULT_CLASSES)
+		if (atomic_read(&rib->delay[c]) &&
+		    atomic_dec_if_positive(&rib->delay[c]) >= 0)
+			return READ_ONCE(rib->delay_ms[c]) ?: 1;
+	return 0;
+}
+
+/*
+ * Hold @skb, ready for the wire, back for @ms: in the port's queue of
+ * delayed packets, in the order they are due (skb->tstamp).
+ */
+static void rxe_ib_delay(struct rxe_ib_port *ib, struct sk_buff *skb, u32 ms)
+{
+	struct sk_buff *next;
+	unsigned long flags;
+
+	skb->tstamp = ktime_add_ms(ktime_get(), ms);
+	spin_lock_irqsave(&ib->delayed.lock, flags);
+	skb_queue_walk(&ib->delayed, next)
+		if (ktime_before(skb->tstamp, next->tstamp))
+			break;
+	/* before @next, or at the tail when the walk found none */
+	__skb_queue_before(&ib->delayed, next, skb);
+	if (skb_peek(&ib->delayed) == skb)
+		mod_delayed_work(system_wq, &ib->delay_work,
+				 msecs_to_jiffies(ms));
+	spin_unlock_irqrestore(&ib->delayed.lock, flags);
+}
+
+/* send the delayed packets that are due, and wait for the next one */
+static void rxe_ib_delay_work(struct work_struct *work)
+{
+	struct rxe_ib_port *ib = container_of(to_delayed_work(work),
+					      struct rxe_ib_port, delay_work);
+	struct rxe_ib_lrh *lrh;
+	struct sk_buff *skb;
+	unsigned int len;
+	ktime_t now;
+	u16 dlid;
+
+	for (;;) {
+		spin_lock_irq(&ib->delayed.lock);
+		skb = skb_peek(&ib->delayed);
+		now = ktime_get();
+		if (skb && ktime_after(skb->tstamp, now)) {
+			mod_delayed_work(system_wq, &ib->delay_work,
+					 nsecs_to_jiffies(ktime_sub(skb->tstamp, now)) + 1);
+			skb = NULL;
+		} else if (skb) {
+			__skb_unlink(skb, &ib->delayed);
+		}
+		spin_unlock_irq(&ib->delayed.lock);
+		if (!skb)
+			return;
+
+		skb->tstamp = 0;
+		lrh = (struct rxe_ib_lrh *)skb_network_header(skb);
+		dlid = be16_to_cpu(lrh->dlid);
+		len = rxe_ib_lrh_len(lrh);
+		if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS) {
+			rxe_counter_inc(ib->rxe, RXE_CNT_SEND_ERR);
+			atomic64_inc(&ib->counters[RXE_IB_CNT_XMIT_DISCARDS]);
+		} else {
+			rxe_ib_count(ib, dlid, len, true);
+		}
+	}
 }
 
 /**
@@ -738,14 +817,26 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	u16 dlid = be16_to_cpu(lrh->dlid);
 	struct net_device *ndev = skb->dev;
 	struct rxe_ib_port *ib = rxe_ib_port(pkt->rxe, pkt->port_num);
+	struct rxe_ib *rib = pkt->rxe->ib;
+	unsigned long classes;
+	bool corrupt = false;
+	u32 delay_ms = 0;
 	u8 dmac[ETH_ALEN];
 
-	/* sent, and lost on the wire */
-	if (unlikely(READ_ONCE(rxe_ib_lost_sls) & BIT(rxe_ib_lrh_sl(lrh))) ||
-	    unlikely(rxe_ib_nak_lost(pkt))) {
-		rxe_ib_count(ib, dlid, len, true);
-		kfree_skb(skb);
-		return 0;
+	/*
+	 * Sent, and lost on the wire: on the service levels of debugfs
+	 * lost_sls, as a fabric whose routes or VLs of those SLs died would
+	 * (for tests: it cuts one path of a QP and leaves another), and the
+	 * packets that drop asks for.
+	 */
+	if (unlikely(READ_ONCE(rib->lost_sls) & BIT(rxe_ib_lrh_sl(lrh))))
+		goto lost;
+	if (unlikely(READ_ONCE(rib->faults_armed))) {
+		classes = rxe_ib_fault_classes(pkt);
+		if (rxe_ib_fault(rib->drop, classes))
+			goto lost;
+		corrupt = rxe_ib_fault(rib->corrupt, classes);
+		delay_ms = rxe_ib_fault_delay(rib, classes);
 	}
 
 	/* the permissive LID is no group: it names the port at the other
@@ -753,6 +844,11 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 	 */
 	if (rxe_ib_lid_is_mcast(dlid) && dlid != RXE_IB_LID_PERMISSIVE)
 		rxe_ib_mcast_loop(skb, pkt);
+
+	/* a bit of the ICRC flipped on the wire, not in the local copy */
+	if (unlikely(corrupt) &&
+	    !skb_ensure_writable(skb, skb_network_offset(skb) + len))
+		skb_network_header(skb)[len - 1] ^= 0x01;
 
 	rxe_ib_dmac(ib, dlid, dmac);
 
@@ -764,6 +860,11 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 		return 0;
 	}
 
+	if (unlikely(delay_ms)) {
+		rxe_ib_delay(ib, skb, delay_ms);
+		return 0;
+	}
+
 	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS) {
 		rxe_counter_inc(pkt->rxe, RXE_CNT_SEND_ERR);
 		atomic64_inc(&ib->counters[RXE_IB_CNT_XMIT_DISCARDS]);
@@ -771,6 +872,11 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 		rxe_ib_count(ib, dlid, len, true);
 	}
 
+	return 0;
+
+lost:
+	rxe_ib_count(ib, dlid, len, true);
+	kfree_skb(skb);
 	return 0;
 }
 
@@ -1111,15 +1217,6 @@ static void rxe_ib_port_info(struct rxe_dev *rxe, u32 port_num,
 		dev_info(&rxe->ib_dev.dev, "port %u: %s\n", port_num, what);
 }
 
-/*
- * Tests: how long a port that became ACTIVE keeps its IB_EVENT_PORT_ACTIVE
- * back (debugfs rxe_ib_active_delay_ms, 0: not at all).  Its state is
- * ACTIVE meanwhile, as a port whose event is slow to reach the consumers
- * is: hardware reports its events asynchronously, and ib_core updates its
- * port cache and passes the event on from a work item of its own.
- */
-static u32 rxe_ib_active_delay_ms;
-
 static void rxe_ib_dispatch(struct rxe_dev *rxe, u32 port_num,
 			    enum ib_event_type type)
 {
@@ -1139,7 +1236,10 @@ static void rxe_ib_active_work(struct work_struct *work)
 	struct rxe_dev *rxe = p->rxe;
 	u32 port_num = p - rxe->ib->port + 1;
 
-	/* not once the device is going: its event handlers are */
+	/*
+	 * Not once the device is being unregistered: ib_core then tears
+	 * down its port cache and event handlers.
+	 */
 	if (!ib_device_try_get(&rxe->ib_dev))
 		return;
 	if (READ_ONCE(rxe_port(rxe, port_num)->attr.state) == IB_PORT_ACTIVE)
@@ -1147,11 +1247,18 @@ static void rxe_ib_active_work(struct work_struct *work)
 	ib_device_put(&rxe->ib_dev);
 }
 
+/*
+ * Tests: a port that became ACTIVE keeps its IB_EVENT_PORT_ACTIVE back for
+ * debugfs ports/N/active_delay_ms (0: not at all).  Its state is ACTIVE
+ * meanwhile, as a port whose event is slow to reach the consumers is:
+ * hardware reports its events asynchronously, and ib_core updates its port
+ * cache and passes the event on from a work item of its own.
+ */
 static void rxe_ib_port_event(struct rxe_dev *rxe, u32 port_num,
 			      enum ib_event_type type)
 {
 	struct rxe_ib_port *p = rxe_ib_port(rxe, port_num);
-	u32 delay = READ_ONCE(rxe_ib_active_delay_ms);
+	u32 delay = READ_ONCE(p->active_delay_ms);
 
 	if (type == IB_EVENT_PORT_ACTIVE && delay) {
 		mod_delayed_work(system_wq, &p->active_work,
@@ -1349,146 +1456,134 @@ unlock:
 	return err;
 }
 
+/*
+ * Test knobs, netdevsim style: debugfs rxe/<device>/ for each rxe device,
+ * made when the device is enabled, named as it was then:
+ *
+ *	qp_fatal		(w) "QPN"
+ *	rnr			(w) "QPN COUNT"
+ *	drop, corrupt		(rw) "CLASS COUNT"		(IB)
+ *	delay			(rw) "CLASS COUNT MS"		(IB)
+ *	lost_sls		(rw) a mask of SLs		(IB)
+ *	ports/N/pkey		(w) "INDEX PKEY"		(IB)
+ *	ports/N/active_delay_ms	(rw) milliseconds		(IB)
+ *	lag			(w) MS or "off"			(RoCE, rxe_net.c)
+ *
+ * A knob of a device being unregistered gets -ENODEV.  Documented in
+ * Documentation/infiniband/soft_ib.rst.
+ */
+static struct dentry *rxe_debugfs_root;
+
 /**
- * rxe_ib_knob_dev() - the soft device that a debugfs knob's line names first
+ * rxe_knob_line() - copy what user space wrote to a knob into a string
  * @ubuf: what user space wrote
  * @len: its length
  * @buf: gets the line, NUL-terminated
  * @size: the size of @buf
- * @rest: gets what follows the device's name in @buf
  *
- * Return: the device, with a reference held (ib_device_put()), or an
- * ERR_PTR: -EINVAL for a line too long or without a name, -EFAULT, or
- * -ENODEV for no such soft device.
+ * Return: 0, -EINVAL for a line too long, or -EFAULT
  */
-static struct ib_device *rxe_ib_knob_dev(const char __user *ubuf, size_t len,
-					 char *buf, size_t size, char **rest)
+static int rxe_knob_line(const char __user *ubuf, size_t len, char *buf,
+			 size_t size)
 {
-	char name[IB_DEVICE_NAME_MAX];
-	struct ib_device *ibdev;
-	int n;
-
 	if (len >= size)
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
-		return ERR_PTR(-EFAULT);
+		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%63s%n", name, &n) != 1)
-		return ERR_PTR(-EINVAL);
-
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return ERR_PTR(-ENODEV);
-	*rest = buf + n;
-	return ibdev;
+	return 0;
 }
 
 /**
- * rxe_ib_knob_qp() - the QP that a debugfs knob's "DEVICE QPN [N]" names
- * @ubuf: what user space wrote
- * @len: its length
+ * rxe_knob_qp() - the QP that a knob's line "QPN [N]" names
+ * @rxe: the knob's device, registered (a reference held)
+ * @buf: the line
  * @n: gets N, which must follow QPN; NULL when the knob takes none
- * @ibdevp: gets the device, with a reference held
  *
  * QPN 0 and 1 name the device's SMI and GSI QPs (port 1's).
  *
- * Return: the QP, with a reference held (rxe_put(), then ib_device_put()
- * of *@ibdevp), or an ERR_PTR: -EINVAL for a malformed line, -ENODEV for
- * no such soft device, -ENOENT for no such QP.
+ * Return: the QP, with a reference held (rxe_put()), or an ERR_PTR:
+ * -EINVAL for a malformed line, -ENOENT for no such QP.
  */
-static struct rxe_qp *rxe_ib_knob_qp(const char __user *ubuf, size_t len,
-				     unsigned int *n,
-				     struct ib_device **ibdevp)
+static struct rxe_qp *rxe_knob_qp(struct rxe_dev *rxe, const char *buf,
+				  unsigned int *n)
 {
-	char buf[IB_DEVICE_NAME_MAX + 32], *rest;
-	struct ib_device *ibdev;
-	struct rxe_dev *rxe;
 	struct rxe_qp *qp;
+	char end;
 	int qpn;
 
-	ibdev = rxe_ib_knob_dev(ubuf, len, buf, sizeof(buf), &rest);
-	if (IS_ERR(ibdev))
-		return ERR_CAST(ibdev);
-	if ((n ? sscanf(rest, "%i %u", &qpn, n) != 2 :
-		 kstrtoint(skip_spaces(rest), 0, &qpn)) || qpn < 0) {
-		ib_device_put(ibdev);
+	if ((n ? sscanf(buf, "%i %u %c", &qpn, n, &end) != 2 :
+		 sscanf(buf, "%i %c", &qpn, &end) != 1) || qpn < 0)
 		return ERR_PTR(-EINVAL);
-	}
 	/* the special QPs' numbers are not their pool indices */
-	rxe = to_rdev(ibdev);
 	if (qpn == 0)
 		qpn = rxe_port(rxe, 1)->qp_smi_index;
 	else if (qpn == 1)
 		qpn = rxe_port(rxe, 1)->qp_gsi_index;
 	qp = rxe_pool_get_index(&rxe->qp_pool, qpn);
-	if (!qp) {
-		ib_device_put(ibdev);
-		return ERR_PTR(-ENOENT);
-	}
-	*ibdevp = ibdev;
-	return qp;
+	return qp ?: ERR_PTR(-ENOENT);
 }
 
 /*
- * debugfs rxe_ib_qp_fatal: writing "DEVICE QPN" moves that QP of that soft
- * device (IB or RoCE) to the error state and raises IB_EVENT_QP_FATAL, as
- * a hardware device does when a QP of its own fails.  For tests: what a
- * consumer does with a QP that died under it.
+ * qp_fatal: writing "QPN" moves that QP of the device (IB or RoCE) to the
+ * error state and raises IB_EVENT_QP_FATAL, as a hardware device does when
+ * a QP of its own fails.  For tests: what a consumer does with a QP that
+ * died under it.
  */
-static ssize_t rxe_ib_qp_fatal_write(struct file *file,
-				     const char __user *ubuf, size_t len,
-				     loff_t *ppos)
+static ssize_t rxe_knob_qp_fatal_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *ppos)
 {
-	struct ib_device *ibdev;
+	struct rxe_dev *rxe = file->private_data;
+	char buf[32];
 	struct ib_event ev;
 	struct rxe_qp *qp;
+	ssize_t ret;
 
-	qp = rxe_ib_knob_qp(ubuf, len, NULL, &ibdev);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return -ENODEV;
+	qp = rxe_knob_qp(rxe, buf, NULL);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto put_dev;
+	}
 	rxe_qp_error(qp);
 	if (qp->ibqp.event_handler) {
-		ev.device = ibdev;
+		ev.device = &rxe->ib_dev;
 		ev.element.qp = &qp->ibqp;
 		ev.event = IB_EVENT_QP_FATAL;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
 	rxe_put(qp);
-	ib_device_put(ibdev);
-	return len;
+	ret = len;
+put_dev:
+	ib_device_put(&rxe->ib_dev);
+	return ret;
 }
 
-static const struct file_operations rxe_ib_qp_fatal_fops = {
+static const struct file_operations rxe_knob_qp_fatal_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.write = rxe_ib_qp_fatal_write,
-};
-
-/*
- * debugfs rxe_ib_rnr: writing "DEVICE QPN COUNT" makes the responder of
- * that QP of that soft device (IB or RoCE) answer its next COUNT requests
- * that need a receive WQE as an empty receive queue or SRQ does: an RNR NAK
- * on RC, a dropped message on UC and UD.  Nothing is consumed, so the
- * request a sender retries after an RNR NAK counts again.  "DEVICE QPN 0"
- * disarms it; one QP at a time.  For tests: a receiver that runs out of
- * receive buffers for a moment (an incast on a shared SRQ), at a chosen
- * time.  "DEVICE 0 COUNT" runs QP0's receive queue dry for COUNT SMPs,
- * which VL15Dropped counts (on every port of a two-port device: the
- * knob takes the QP number).
- */
-static struct {
-	spinlock_t	lock;	/* the three below */
-	u32		dev_index;
-	u32		qpn;
-	unsigned int	count;
-} rxe_ib_rnr = {
-	.lock = __SPIN_LOCK_UNLOCKED(rxe_ib_rnr.lock),
+	.write = rxe_knob_qp_fatal_write,
 };
 
 /**
- * rxe_ib_rnr_inject() - whether debugfs rxe_ib_rnr asks the responder of
- * @qp to answer a request as an empty receive queue does
+ * rxe_ib_rnr_inject() - whether debugfs rnr asks the responder of @qp to
+ * answer a request as an empty receive queue does
  * @qp: the responder's QP
+ *
+ * Writing "QPN COUNT" to the device's rnr makes the responder of that QP
+ * (IB or RoCE) answer its next COUNT requests that need a receive WQE as
+ * an empty receive queue or SRQ does: an RNR NAK on RC, a dropped message
+ * on UC and UD.  Nothing is consumed, so the request a sender retries
+ * after an RNR NAK counts again.  "QPN 0" disarms it; one QP of a device
+ * at a time.  For tests: a receiver that runs out of receive buffers for a
+ * moment (an incast on a shared SRQ), at a chosen time.  "0 COUNT" runs
+ * QP0's receive queue dry for COUNT SMPs, which VL15Dropped counts (on
+ * every port of a two-port device: the knob takes the QP number).
  *
  * Called for each request that needs a receive WQE; takes one of the
  * requests asked for if it does.
@@ -1498,147 +1593,300 @@ static struct {
  */
 bool rxe_ib_rnr_inject(struct rxe_qp *qp)
 {
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	unsigned long flags;
 	bool hit = false;
 
-	if (likely(!READ_ONCE(rxe_ib_rnr.count)))
+	if (likely(!READ_ONCE(rxe->rnr_count)))
 		return false;
 
-	spin_lock_irqsave(&rxe_ib_rnr.lock, flags);
-	if (rxe_ib_rnr.count && rxe_ib_rnr.qpn == qp->ibqp.qp_num &&
-	    rxe_ib_rnr.dev_index == qp->ibqp.device->index) {
-		WRITE_ONCE(rxe_ib_rnr.count, rxe_ib_rnr.count - 1);
+	spin_lock_irqsave(&rxe->rnr_lock, flags);
+	if (rxe->rnr_count && rxe->rnr_qpn == qp->ibqp.qp_num) {
+		WRITE_ONCE(rxe->rnr_count, rxe->rnr_count - 1);
 		hit = true;
 	}
-	spin_unlock_irqrestore(&rxe_ib_rnr.lock, flags);
+	spin_unlock_irqrestore(&rxe->rnr_lock, flags);
 	return hit;
 }
 
-static ssize_t rxe_ib_rnr_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
+static ssize_t rxe_knob_rnr_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
 {
-	struct ib_device *ibdev;
+	struct rxe_dev *rxe = file->private_data;
 	unsigned int count;
 	struct rxe_qp *qp;
+	char buf[32];
+	ssize_t ret;
 
-	qp = rxe_ib_knob_qp(ubuf, len, &count, &ibdev);
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return -ENODEV;
+	qp = rxe_knob_qp(rxe, buf, &count);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto put_dev;
+	}
 
-	spin_lock_irq(&rxe_ib_rnr.lock);
-	rxe_ib_rnr.dev_index = ibdev->index;
-	rxe_ib_rnr.qpn = qp->ibqp.qp_num;
-	WRITE_ONCE(rxe_ib_rnr.count, count);
-	spin_unlock_irq(&rxe_ib_rnr.lock);
+	spin_lock_irq(&rxe->rnr_lock);
+	rxe->rnr_qpn = qp->ibqp.qp_num;
+	WRITE_ONCE(rxe->rnr_count, count);
+	spin_unlock_irq(&rxe->rnr_lock);
 
 	rxe_put(qp);
-	ib_device_put(ibdev);
-	return len;
-}
-
-static const struct file_operations rxe_ib_rnr_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = rxe_ib_rnr_write,
-};
-
-static ssize_t rxe_ib_lost_naks_write(struct file *file,
-				      const char __user *ubuf, size_t len,
-				      loff_t *ppos)
-{
-	char buf[IB_DEVICE_NAME_MAX + 16], *rest;
-	struct ib_device *ibdev;
-	unsigned int count;
-
-	ibdev = rxe_ib_knob_dev(ubuf, len, buf, sizeof(buf), &rest);
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-	if (kstrtouint(skip_spaces(rest), 10, &count)) {
-		ib_device_put(ibdev);
-		return -EINVAL;
-	}
-	/* a RoCE device does not send through rxe_ib_send() */
-	if (!rdma_protocol_ib(ibdev, 1)) {
-		ib_device_put(ibdev);
-		return -EOPNOTSUPP;
-	}
-	spin_lock_irq(&rxe_ib_lost_naks.lock);
-	rxe_ib_lost_naks.dev_index = ibdev->index;
-	WRITE_ONCE(rxe_ib_lost_naks.count, count);
-	spin_unlock_irq(&rxe_ib_lost_naks.lock);
-	ib_device_put(ibdev);
-	return len;
-}
-
-static ssize_t rxe_ib_lost_naks_read(struct file *file, char __user *ubuf,
-				     size_t len, loff_t *ppos)
-{
-	char buf[16];
-	int n;
-
-	n = scnprintf(buf, sizeof(buf), "%u\n",
-		      READ_ONCE(rxe_ib_lost_naks.count));
-	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
-}
-
-static const struct file_operations rxe_ib_lost_naks_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = rxe_ib_lost_naks_read,
-	.write = rxe_ib_lost_naks_write,
-};
-
-/*
- * debugfs rxe_ib_pkey: writing "DEVICE PORT INDEX PKEY" sets entry INDEX
- * (0-31) of the P_Key table of that port of that soft IB device to PKEY
- * (0 empties the entry) and raises IB_EVENT_PKEY_CHANGE if it changed, as
- * a subnet manager's SubnSet(PKeyTable) does (rxe_pkey.c).  A malformed
- * line, a port the device does not have, an index beyond the table or a
- * P_Key above 0xffff get -EINVAL, an unknown device -ENODEV, a RoCE
- * device -EOPNOTSUPP (its one P_Key is fixed).  For tests: partitions
- * without a subnet manager.
- */
-static ssize_t rxe_ib_pkey_write(struct file *file, const char __user *ubuf,
-				 size_t len, loff_t *ppos)
-{
-	char buf[IB_DEVICE_NAME_MAX + 32], *rest, end;
-	unsigned int port_num, index;
-	struct ib_device *ibdev;
-	ssize_t ret = len;
-	int pkey;
-	u16 val;
-
-	ibdev = rxe_ib_knob_dev(ubuf, len, buf, sizeof(buf), &rest);
-	if (IS_ERR(ibdev))
-		return PTR_ERR(ibdev);
-
-	if (sscanf(rest, "%u %u %i %c", &port_num, &index, &pkey, &end) != 3 ||
-	    index >= RXE_IB_PKEY_TBL_LEN || pkey < 0 || pkey > 0xffff) {
-		ret = -EINVAL;
-		goto put_dev;
-	}
-	/* a RoCE device has its one P_Key */
-	if (!rdma_protocol_ib(ibdev, rdma_start_port(ibdev))) {
-		ret = -EOPNOTSUPP;
-		goto put_dev;
-	}
-	if (!rdma_is_port_valid(ibdev, port_num)) {
-		ret = -EINVAL;
-		goto put_dev;
-	}
-
-	val = pkey;
-	rxe_pkey_set(to_rdev(ibdev), port_num, index, &val, 1);
+	ret = len;
 put_dev:
-	ib_device_put(ibdev);
+	ib_device_put(&rxe->ib_dev);
 	return ret;
 }
 
-static const struct file_operations rxe_ib_pkey_fops = {
+static const struct file_operations rxe_knob_rnr_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.write = rxe_ib_pkey_write,
+	.write = rxe_knob_rnr_write,
 };
+
+/*
+ * drop, corrupt: writing "CLASS COUNT" arms the next COUNT packets of
+ * CLASS (req, nak, resp, ud, mad) that the device sends to be lost on the
+ * wire, or sent with a bad ICRC (rxe_ib_fault()); reading gives, per
+ * class, the packets still to take the fault.  For tests: a lossy or
+ * noisy link, for the packets of one kind.
+ */
+static ssize_t rxe_knob_fault_write(struct rxe_dev *rxe, atomic_t *faults,
+				    const char __user *ubuf, size_t len)
+{
+	char buf[32], name[8], end;
+	unsigned int count;
+	int c, ret;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%7s %u %c", name, &count, &end) != 2 ||
+	    count > INT_MAX)
+		return -EINVAL;
+	c = match_string(rxe_ib_fault_names, RXE_IB_NUM_FAULT_CLASSES, name);
+	if (c < 0)
+		return -EINVAL;
+	atomic_set(&faults[c], count);
+	if (count)
+		WRITE_ONCE(rxe->ib->faults_armed, true);
+	return len;
+}
+
+static ssize_t rxe_knob_fault_read(atomic_t *faults, char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	char buf[RXE_IB_NUM_FAULT_CLASSES * 16];
+	int c, n = 0;
+
+	for (c = 0; c < RXE_IB_NUM_FAULT_CLASSES; c++)
+		n += scnprintf(buf + n, sizeof(buf) - n, "%s %d\n",
+			       rxe_ib_fault_names[c], atomic_read(&faults[c]));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t rxe_knob_drop_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+
+	return rxe_knob_fault_write(rxe, rxe->ib->drop, ubuf, len);
+}
+
+static ssize_t rxe_knob_drop_read(struct file *file, char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+
+	return rxe_knob_fault_read(rxe->ib->drop, ubuf, len, ppos);
+}
+
+static const struct file_operations rxe_knob_drop_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rxe_knob_drop_read,
+	.write = rxe_knob_drop_write,
+};
+
+static ssize_t rxe_knob_corrupt_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+
+	return rxe_knob_fault_write(rxe, rxe->ib->corrupt, ubuf, len);
+}
+
+static ssize_t rxe_knob_corrupt_read(struct file *file, char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+
+	return rxe_knob_fault_read(rxe->ib->corrupt, ubuf, len, ppos);
+}
+
+static const struct file_operations rxe_knob_corrupt_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rxe_knob_corrupt_read,
+	.write = rxe_knob_corrupt_write,
+};
+
+/*
+ * delay: writing "CLASS COUNT MS" holds the next COUNT packets of CLASS
+ * that the device sends back for MS milliseconds (1-10000), on their
+ * port, then sends them, in the order they are due: packets not held
+ * back overtake them, as on a fabric whose route for some packets is
+ * congested.  "CLASS 0 0" disarms it; reading gives, per class, the
+ * packets still to hold back and for how long.  For tests: a late ACK, a
+ * slow SMA or SA, a datagram that comes after a later one.
+ */
+static ssize_t rxe_knob_delay_write(struct file *file,
+				    const char __user *ubuf, size_t len,
+				    loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+	unsigned int count, ms;
+	char buf[40], name[8], end;
+	int c, ret;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%7s %u %u %c", name, &count, &ms, &end) != 3 ||
+	    count > INT_MAX || ms > 10000 || (count && !ms))
+		return -EINVAL;
+	c = match_string(rxe_ib_fault_names, RXE_IB_NUM_FAULT_CLASSES, name);
+	if (c < 0)
+		return -EINVAL;
+	/* the time before the count: a packet that takes one finds it */
+	atomic_set(&rxe->ib->delay[c], 0);
+	WRITE_ONCE(rxe->ib->delay_ms[c], ms);
+	atomic_set(&rxe->ib->delay[c], count);
+	if (count)
+		WRITE_ONCE(rxe->ib->faults_armed, true);
+	return len;
+}
+
+static ssize_t rxe_knob_delay_read(struct file *file, char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+	char buf[RXE_IB_NUM_FAULT_CLASSES * 24];
+	int c, n = 0;
+
+	for (c = 0; c < RXE_IB_NUM_FAULT_CLASSES; c++)
+		n += scnprintf(buf + n, sizeof(buf) - n, "%s %d %u\n",
+			       rxe_ib_fault_names[c],
+			       atomic_read(&rxe->ib->delay[c]),
+			       READ_ONCE(rxe->ib->delay_ms[c]));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations rxe_knob_delay_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rxe_knob_delay_read,
+	.write = rxe_knob_delay_write,
+};
+
+/*
+ * ports/N/pkey: writing "INDEX PKEY" sets entry INDEX (0-31) of the port's
+ * P_Key table to PKEY (0 empties the entry) and raises
+ * IB_EVENT_PKEY_CHANGE if it changed, as a subnet manager's
+ * SubnSet(PKeyTable) does (rxe_pkey.c).  A malformed line, an index beyond
+ * the table or a P_Key above 0xffff get -EINVAL.  For tests: partitions
+ * without a subnet manager.
+ */
+static ssize_t rxe_knob_pkey_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct rxe_ib_port *p = file->private_data;
+	struct rxe_dev *rxe = p->rxe;
+	unsigned int index;
+	char buf[32], end;
+	ssize_t ret;
+	int pkey;
+	u16 val;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%u %i %c", &index, &pkey, &end) != 2 ||
+	    index >= RXE_IB_PKEY_TBL_LEN || pkey < 0 || pkey > 0xffff)
+		return -EINVAL;
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return -ENODEV;
+	val = pkey;
+	rxe_pkey_set(rxe, p - rxe->ib->port + 1, index, &val, 1);
+	ib_device_put(&rxe->ib_dev);
+	return len;
+}
+
+static const struct file_operations rxe_knob_pkey_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rxe_knob_pkey_write,
+};
+
+/**
+ * rxe_debugfs_add() - give a device its directory of test knobs
+ * @rxe: the device, being enabled
+ */
+void rxe_debugfs_add(struct rxe_dev *rxe)
+{
+	struct dentry *dir, *ports, *pdir;
+	char name[4];
+	u32 n;
+
+	spin_lock_init(&rxe->rnr_lock);
+	dir = debugfs_create_dir(dev_name(&rxe->ib_dev.dev), rxe_debugfs_root);
+	rxe->debugfs = dir;
+	debugfs_create_file("qp_fatal", 0200, dir, rxe,
+			    &rxe_knob_qp_fatal_fops);
+	debugfs_create_file("rnr", 0200, dir, rxe, &rxe_knob_rnr_fops);
+	if (!rxe_is_ib(rxe)) {
+		rxe_lag_debugfs_add(rxe);
+		return;
+	}
+
+	debugfs_create_file("drop", 0600, dir, rxe, &rxe_knob_drop_fops);
+	debugfs_create_file("corrupt", 0600, dir, rxe, &rxe_knob_corrupt_fops);
+	debugfs_create_file("delay", 0600, dir, rxe, &rxe_knob_delay_fops);
+	debugfs_create_x16("lost_sls", 0600, dir, &rxe->ib->lost_sls);
+	ports = debugfs_create_dir("ports", dir);
+	for (n = 1; n <= rxe_ib_num_ports(rxe); n++) {
+		snprintf(name, sizeof(name), "%u", n);
+		pdir = debugfs_create_dir(name, ports);
+		debugfs_create_file("pkey", 0200, pdir, rxe_ib_port(rxe, n),
+				    &rxe_knob_pkey_fops);
+		debugfs_create_u32("active_delay_ms", 0600, pdir,
+				   &rxe_ib_port(rxe, n)->active_delay_ms);
+	}
+}
+
+/**
+ * rxe_debugfs_remove() - undo rxe_debugfs_add()
+ * @rxe: the device, unregistered
+ *
+ * Waits for the knobs' handlers that are running.
+ */
+void rxe_debugfs_remove(struct rxe_dev *rxe)
+{
+	debugfs_remove_recursive(rxe->debugfs);
+	rxe->debugfs = NULL;
+}
+
+/**
+ * rxe_debugfs_exit() - remove debugfs rxe/, once every device is gone
+ */
+void rxe_debugfs_exit(void)
+{
+	debugfs_remove(rxe_debugfs_root);
+}
 
 static struct rdma_link_ops rxe_ib_link_ops = {
 	.type = "sib",
@@ -1650,17 +1898,9 @@ static struct rdma_link_ops rxe_ib_link_ops = {
  */
 void rxe_ib_module_init(void)
 {
+	rxe_debugfs_root = debugfs_create_dir("rxe", NULL);
 	dev_add_pack(&rxe_ib_packet_type);
 	rdma_link_register(&rxe_ib_link_ops);
-	debugfs_create_u32("rxe_ib_active_delay_ms", 0600, NULL,
-			   &rxe_ib_active_delay_ms);
-	debugfs_create_u16("rxe_ib_lost_sls", 0600, NULL, &rxe_ib_lost_sls);
-	debugfs_create_file("rxe_ib_qp_fatal", 0200, NULL, NULL,
-			    &rxe_ib_qp_fatal_fops);
-	debugfs_create_file("rxe_ib_rnr", 0200, NULL, NULL, &rxe_ib_rnr_fops);
-	debugfs_create_file("rxe_ib_lost_naks", 0600, NULL, NULL,
-			    &rxe_ib_lost_naks_fops);
-	debugfs_create_file("rxe_ib_pkey", 0200, NULL, NULL, &rxe_ib_pkey_fops);
 	if (rxe_sma_module_init())
 		pr_warn("soft InfiniBand ports will send no traps\n");
 }
@@ -1671,11 +1911,6 @@ void rxe_ib_module_init(void)
 void rxe_ib_module_exit(void)
 {
 	rxe_sma_module_exit();
-	debugfs_lookup_and_remove("rxe_ib_pkey", NULL);
-	debugfs_lookup_and_remove("rxe_ib_lost_naks", NULL);
-	debugfs_lookup_and_remove("rxe_ib_rnr", NULL);
-	debugfs_lookup_and_remove("rxe_ib_qp_fatal", NULL);
-	debugfs_lookup_and_remove("rxe_ib_lost_sls", NULL);
 	rdma_link_unregister(&rxe_ib_link_ops);
 	dev_remove_pack(&rxe_ib_packet_type);
 }

@@ -229,7 +229,12 @@ struct rxe_ib_trap {
  * @ndev_tracker: tracks the reference on @ndev
  * @rxe: the port's device
  * @active_work: tells of the port's IB_EVENT_PORT_ACTIVE late, when a
- *	test asks for it (rxe_ib_active_delay_ms)
+ *	test asks for it (@active_delay_ms)
+ * @active_delay_ms: debugfs ports/N/active_delay_ms, see
+ *	rxe_ib_port_event()
+ * @delayed: the packets that debugfs delay holds back, in the order they
+ *	are due (their skb->tstamp), ready for the wire
+ * @delay_work: sends @delayed's packets when they are due
  * @neigh: LID -> struct rxe_ib_neigh, the learned MAC addresses of the
  *	peers on the port's link; entries are freed with kfree_rcu(), read
  *	under RCU.  The xarray's own lock serialises the updates.
@@ -247,11 +252,35 @@ struct rxe_ib_port {
 	netdevice_tracker	ndev_tracker;
 	struct rxe_dev		*rxe;
 	struct delayed_work	active_work;
+	u32			active_delay_ms;
+	struct sk_buff_head	delayed;
+	struct delayed_work	delay_work;
 	struct xarray		neigh;
 	atomic64_t		counters[RXE_IB_NUM_COUNTERS];
 	u16			pkeys[RXE_IB_PKEY_TBL_LEN];
 	spinlock_t		pkey_lock;	/* serialises writers of @pkeys */
 	struct rxe_ib_trap	trap;
+};
+
+/**
+ * enum rxe_ib_fault_class - the classes of the packets a soft IB port
+ *	sends that debugfs drop and corrupt take
+ * @RXE_IB_FAULT_REQ: RC and UC requests
+ * @RXE_IB_FAULT_NAK: NAKs of requests refused for good (invalid request,
+ *	remote access error, remote operational error); also responses
+ * @RXE_IB_FAULT_RESP: RC responses: ACKs and NAKs, RDMA READ responses,
+ *	atomic ACKs
+ * @RXE_IB_FAULT_UD: UD datagrams of QPs other than QP0 and QP1
+ * @RXE_IB_FAULT_MAD: datagrams of QP0 and QP1: SMPs and GMPs
+ * @RXE_IB_NUM_FAULT_CLASSES: the number of classes
+ */
+enum rxe_ib_fault_class {
+	RXE_IB_FAULT_REQ,
+	RXE_IB_FAULT_NAK,
+	RXE_IB_FAULT_RESP,
+	RXE_IB_FAULT_UD,
+	RXE_IB_FAULT_MAD,
+	RXE_IB_NUM_FAULT_CLASSES
 };
 
 /**
@@ -262,11 +291,27 @@ struct rxe_ib_port {
  *	netdevice got carrier (rxe_sma.c): true when the port waits in INIT
  *	for a subnet manager; NULL without an SMA.  Set before the device
  *	is registered.
+ * @lost_sls: debugfs lost_sls, see rxe_ib_send()
+ * @faults_armed: whether debugfs drop or corrupt was ever armed; then
+ *	every packet sent is classified
+ * @drop: debugfs drop: per class, how many of the next packets to lose
+ *	on the wire (rxe_ib_fault())
+ * @corrupt: debugfs corrupt: per class, how many of the next packets to
+ *	send with a bad ICRC
+ * @delay: debugfs delay: per class, how many of the next packets to send
+ *	late
+ * @delay_ms: debugfs delay: per class, how late
  * @port: the ports, port 1 first; use rxe_ib_port()
  */
 struct rxe_ib {
 	u8			num_ports;
 	bool			(*sm_port_up)(struct rxe_dev *rxe, u32 port_num);
+	u16			lost_sls;
+	bool			faults_armed;
+	atomic_t		drop[RXE_IB_NUM_FAULT_CLASSES];
+	atomic_t		corrupt[RXE_IB_NUM_FAULT_CLASSES];
+	atomic_t		delay[RXE_IB_NUM_FAULT_CLASSES];
+	u32			delay_ms[RXE_IB_NUM_FAULT_CLASSES];
 	struct rxe_ib_port	port[RXE_IB_MAX_PORTS];
 };
 
@@ -308,6 +353,9 @@ void rxe_ib_cleanup(struct rxe_dev *rxe);
 void rxe_ib_set_device_ops(struct rxe_dev *rxe);
 void rxe_ib_module_init(void);
 void rxe_ib_module_exit(void);
+void rxe_debugfs_add(struct rxe_dev *rxe);
+void rxe_debugfs_remove(struct rxe_dev *rxe);
+void rxe_debugfs_exit(void);
 
 int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr);
 void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av);
@@ -384,6 +432,9 @@ static inline void rxe_ib_cleanup(struct rxe_dev *rxe) {}
 static inline void rxe_ib_set_device_ops(struct rxe_dev *rxe) {}
 static inline void rxe_ib_module_init(void) {}
 static inline void rxe_ib_module_exit(void) {}
+static inline void rxe_debugfs_add(struct rxe_dev *rxe) {}
+static inline void rxe_debugfs_remove(struct rxe_dev *rxe) {}
+static inline void rxe_debugfs_exit(void) {}
 
 static inline int rxe_ib_chk_attr(struct rxe_dev *rxe,
 				  struct rdma_ah_attr *attr)

@@ -5,7 +5,7 @@
  * Each port has RXE_IB_PKEY_TBL_LEN entries, one SMP block; index 0 holds
  * the default P_Key 0xFFFF when the port is created.  A subnet manager
  * sets the table with SubnSet(PKeyTable) (rxe_sma.c), tests without one
- * through debugfs rxe_ib_pkey (rxe_ib.c); a change raises
+ * through debugfs ports/N/pkey (rxe_ib.c); a change raises
  * IB_EVENT_PKEY_CHANGE.
  *
  * The packets a QP sends carry the entry of its P_Key index (QP1: the

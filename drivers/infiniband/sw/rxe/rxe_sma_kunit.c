@@ -984,7 +984,7 @@ static void rxe_sma_test_pkey_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x1c);
 	KUNIT_EXPECT_EQ(test, rxe_pkey_get(rxe, RXE_PORT, 1), 0x8001);
 
-	/* one entry at a time, as debugfs rxe_ib_pkey does: a change or not */
+	/* one entry at a time, as debugfs ports/N/pkey does: a change or not */
 	val = 0x8005;
 	KUNIT_EXPECT_TRUE(test, rxe_pkey_set(rxe, RXE_PORT, 3, &val, 1));
 	KUNIT_EXPECT_FALSE(test, rxe_pkey_set(rxe, RXE_PORT, 3, &val, 1));
