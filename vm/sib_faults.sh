@@ -1,0 +1,218 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# rdma-ha: guests=2 timeout=400 kernel=patched
+#
+# The soft InfiniBand device's packet fault knobs (issue 18: debugfs
+# rxe/DEVICE/drop and corrupt, "CLASS COUNT", and delay, "CLASS COUNT
+# MS"), between the sib0 ports of
+# two guests, each fault armed on one guest just before a pingpong over
+# its class and checked by what the peer and the transport saw:
+#  - bad lines get EINVAL and arm nothing; both knobs read "CLASS 0" for
+#    each of the five classes;
+#  - drop req 3 on a: a's RC requests are lost three times, a retries them
+#    (completer_retry_err grows by 3 or more) and ibv_rc_pingpong passes;
+#  - drop resp 2 on b: b's ACKs are lost, a retries, b sees the requests
+#    again (duplicate_request grows by 2 or more), the pingpong passes;
+#  - corrupt req 2 on a: b's port drops exactly 2 packets for their ICRC
+#    (PortRcvErrors grows by 2) and the pingpong passes after a's retries;
+#  - drop mad 10 on a: a's SMPs to b's port go unanswered (smpquery fails,
+#    having used some of the 10 up), and answered once disarmed;
+#  - drop ud 1 on a: a UD pingpong, which never sends a datagram again,
+#    loses its first and stalls; the next one passes;
+#  - delay mad 1 800 on b: a's smpquery of b's port is answered 800 ms or
+#    more after it asked;
+#  - delay ud 1 1000 on a: a UD pingpong passes, taking 1000 ms or more;
+#    bad delay lines (0 ms, over 10000, missing or extra fields) EINVAL;
+#  - every armed count is used up: the knobs read 0 again.
+# ib0 stays down, so that IPoIB sends nothing that could take a fault.
+# eth1 carries plain IP for the barriers and the pingpongs' TCP exchange.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd rdma ibv_rc_pingpong ibv_ud_pingpong smpquery
+PORT=/sys/class/infiniband/sib0/ports/1
+KD=/sys/kernel/debug/rxe/sib0
+res=0
+bad() { log "FAIL: $*"; res=1; }
+
+nic_setup eth1 "$MY_IP"
+ip link set eth0 mtu 4200 up
+wait_carrier eth0 1
+rdma link add sib0 type sib netdev eth0 || fail "rdma link add sib0"
+wait_for 10 grep -q ACTIVE $PORT/state || fail "sib0 not ACTIVE"
+ip link set ib0 down 2>/dev/null
+LID=$(($(cat $PORT/lid)))
+peer_exchange ids "$LID"
+PEER_LID=$PEER_DATA
+log "own LID $LID, peer LID $PEER_LID"
+
+# hw COUNTER, port COUNTER: a counter of sib0 port 1
+hw() { read_attr "$PORT/hw_counters/$1"; echo "${ATTR:-none}"; }
+port() { read_attr "$PORT/counters/$1"; echo "${ATTR:-none}"; }
+# left KNOB CLASS: the faults of CLASS still to come
+left() { awk -v c="$2" '$1 == c { print $2 }' "$KD/$1"; }
+# knobs_clear: both knobs read 0 for each class
+knobs_clear() {
+	local k
+	for k in drop corrupt delay; do
+		[ "$(awk '{ printf "%s %s ", $1, $2 }' "$KD/$k")" = "req 0 nak 0 resp 0 ud 0 mad 0 " ] ||
+			bad "$k reads '$(tr '\n' ' ' <"$KD/$k")', expected 0 for every class"
+	done
+}
+
+# tcp_listening PORT: a TCP socket listens on PORT
+tcp_listening() {
+	awk -v p=":$(printf %04X "$1")" \
+		'$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+		 END { exit !f }' /proc/net/tcp /proc/net/tcp6
+}
+
+# pair NAME TCP_PORT SECS PROGRAM ARGS...: PROGRAM ARGS as the server on
+# b, as the client on a, for at most SECS; RC gets the exit status of
+# this guest's side.  The faults are armed before it is called.
+pair() {
+	local name=$1 port=$2 secs=$3 prog=$4
+	shift 4
+	if [ "$ROLE" = b ]; then
+		timeout "$secs" "$prog" -d sib0 -p "$port" "$@" >"/tmp/$name.log" 2>&1 &
+		srv=$!
+		wait_for 60 tcp_listening "$port" || log "$name: server not listening"
+		barrier "$name"
+		wait $srv
+		RC=$?
+	else
+		barrier "$name"
+		timeout "$secs" "$prog" -d sib0 -p "$port" "$@" "$PEER_IP" \
+			>"/tmp/$name.log" 2>&1
+		RC=$?
+	fi
+	tail -n 2 "/tmp/$name.log"
+	log "$name: exit status $RC"
+	barrier "$name-done" 120
+}
+
+# ---- bad lines -----------------------------------------------------------
+for k in drop corrupt; do
+	[ -f "$KD/$k" ] && [ -f "$KD/delay" ] || fail "no $KD/$k or $KD/delay"
+	for l in "" "req" "req x" "req -1" "foo 1" "req 1 2" "reqreqreq 1" \
+		 "sib0 req 1"; do
+		if echo "$l" 2>/tmp/knob.err >"$KD/$k"; then
+			bad "$k took '$l'"
+		elif ! grep -q "Invalid argument" /tmp/knob.err; then
+			bad "$k on '$l': $(cat /tmp/knob.err), expected EINVAL"
+		fi
+	done
+done
+knobs_clear
+[ $res = 0 ] && log "drop and corrupt refuse bad lines, arm nothing"
+
+# ---- drop req 3 on a: lost requests, retried ------------------------------
+r0=$(hw completer_retry_err)
+[ "$ROLE" = a ] && echo "req 3" >$KD/drop
+pair rc_drop_req 18515 120 ibv_rc_pingpong -s 64 -n 20
+[ $RC = 0 ] || bad "rc_drop_req: pingpong exit $RC"
+if [ "$ROLE" = a ]; then
+	r1=$(hw completer_retry_err)
+	log "a's completer_retry_err $r0 -> $r1 with 3 requests lost"
+	[ "$(left drop req)" = 0 ] || bad "drop req: $(left drop req) left of 3"
+	[ "$r1" != none ] && [ $((r1 - r0)) -ge 3 ] ||
+		bad "completer_retry_err $r0 -> $r1: fewer than 3 retries for 3 lost requests"
+fi
+
+# ---- drop resp 2 on b: lost ACKs, the requests seen again -------------------
+d0=$(hw duplicate_request)
+[ "$ROLE" = b ] && echo "resp 2" >$KD/drop
+pair rc_drop_resp 18516 120 ibv_rc_pingpong -s 64 -n 20
+[ $RC = 0 ] || bad "rc_drop_resp: pingpong exit $RC"
+if [ "$ROLE" = b ]; then
+	d1=$(hw duplicate_request)
+	log "b's duplicate_request $d0 -> $d1 with 2 ACKs lost"
+	[ "$(left drop resp)" = 0 ] || bad "drop resp: $(left drop resp) left of 2"
+	[ "$d1" != none ] && [ $((d1 - d0)) -ge 2 ] ||
+		bad "duplicate_request $d0 -> $d1: a did not send the requests of 2 lost ACKs again"
+fi
+
+# ---- corrupt req 2 on a: bad ICRCs, dropped and counted by b ----------------
+e0=$(port port_rcv_errors)
+r0=$(hw completer_retry_err)
+[ "$ROLE" = a ] && echo "req 2" >$KD/corrupt
+pair rc_corrupt_req 18517 120 ibv_rc_pingpong -s 64 -n 20
+[ $RC = 0 ] || bad "rc_corrupt_req: pingpong exit $RC"
+e1=$(port port_rcv_errors)
+r1=$(hw completer_retry_err)
+if [ "$ROLE" = b ]; then
+	log "b's PortRcvErrors $e0 -> $e1 with 2 of a's requests corrupted"
+	[ "$e1" != none ] && [ $((e1 - e0)) = 2 ] ||
+		bad "PortRcvErrors $e0 -> $e1, expected 2 more"
+else
+	log "a's completer_retry_err $r0 -> $r1 with 2 requests corrupted"
+	[ "$(left corrupt req)" = 0 ] || bad "corrupt req: $(left corrupt req) left of 2"
+	[ "$r1" != none ] && [ $((r1 - r0)) -ge 2 ] ||
+		bad "completer_retry_err $r0 -> $r1: fewer than 2 retries for 2 corrupted requests"
+fi
+
+# ---- drop mad 10 on a: SMPs unanswered until disarmed ---------------------
+barrier mad
+if [ "$ROLE" = a ]; then
+	echo "mad 10" >$KD/drop
+	if smpquery -C sib0 -P 1 -t 200 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1; then
+		bad "smpquery answered with every SMP of a lost: $(tr '\n' ' ' </tmp/smp.log)"
+	fi
+	n=$(left drop mad)
+	log "smpquery with a's MADs lost: failed, $((10 - n)) SMP(s) lost"
+	[ "$n" -lt 10 ] || bad "drop mad: no MAD of a's smpquery lost"
+	echo "mad 0" >$KD/drop
+	smpquery -C sib0 -P 1 -t 1000 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1 &&
+		grep -q '^Guid:\.' /tmp/smp.log ||
+		bad "smpquery after drop mad 0: $(tr '\n' ' ' </tmp/smp.log)"
+fi
+barrier mad-done
+
+# ---- drop ud 1 on a: a UD pingpong loses its first datagram ---------------
+[ "$ROLE" = a ] && echo "ud 1" >$KD/drop
+pair ud_drop 18518 10 ibv_ud_pingpong -s 64 -n 10
+[ "$ROLE" = a ] && [ "$(left drop ud)" != 0 ] && bad "drop ud: the datagram was not lost"
+# (busybox timeout ends it with SIGTERM: 143; coreutils' exits 124)
+case $RC in
+124|143) ;;
+*) bad "ud_drop: pingpong exit $RC, expected to stall on a lost datagram until killed" ;;
+esac
+pair ud_after 18519 120 ibv_ud_pingpong -s 64 -n 10
+[ $RC = 0 ] || bad "ud_after: pingpong exit $RC"
+
+# ---- delay mad 1 800 on b: a late SMP answer ------------------------------
+[ "$ROLE" = b ] && echo "mad 1 800" >$KD/delay
+barrier delay-mad
+if [ "$ROLE" = a ]; then
+	t0=$(now)
+	smpquery -C sib0 -P 1 -t 4000 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1 ||
+		bad "smpquery with b's answer 800 ms late: $(tr '\n' ' ' </tmp/smp.log)"
+	ms=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	log "smpquery answered in $ms ms, b's answer held back 800 ms"
+	[ "$ms" -ge 800 ] || bad "smpquery answered in $ms ms, before b's answer was due"
+fi
+barrier delay-mad-done
+[ "$ROLE" = b ] && [ "$(left delay mad)" != 0 ] && bad "delay mad: b's answer not held back"
+
+# ---- delay ud 1 1000 on a: a late datagram, then the rest -----------------
+[ "$ROLE" = a ] && echo "ud 1 1000" >$KD/delay
+t0=$(now)
+pair ud_delay 18520 60 ibv_ud_pingpong -s 64 -n 10
+ms=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }')
+[ $RC = 0 ] || bad "ud_delay: pingpong exit $RC"
+if [ "$ROLE" = a ]; then
+	log "ud_delay: pingpong and barriers took $ms ms, its first datagram 1000 ms late"
+	[ "$(left delay ud)" = 0 ] || bad "delay ud: the datagram was not held back"
+	[ "$ms" -ge 1000 ] || bad "ud_delay took $ms ms with a datagram held back 1000 ms"
+fi
+for k in "ud 1 0:Invalid argument" "ud 1 10001:Invalid argument" "ud 1:Invalid argument" \
+	 "ud x 5:Invalid argument" "ud 1 5 5:Invalid argument"; do
+	if echo "${k%%:*}" 2>/tmp/knob.err >$KD/delay; then
+		bad "delay took '${k%%:*}'"
+	elif ! grep -q "${k#*:}" /tmp/knob.err; then
+		bad "delay on '${k%%:*}': $(cat /tmp/knob.err), expected ${k#*:}"
+	fi
+done
+
+knobs_clear
+[ $res = 0 ] || fail "see above"
+log "PASS"
