@@ -19,6 +19,10 @@
 #  - the same device name is added again and a fresh pingpong pair
 #    passes on it;
 #  - no splat or leak (the runner: lockdep, kmemleak, debug objects).
+# Then sib0 is deleted while its port's ACTIVE event is held back (debugfs
+# rxe/sib0/ports/1/active_delay_ms, 3 s): the delete returns, the knobs'
+# directory is gone, and nothing splats in the 4 s after (the held-back
+# event's work cancelled, not run on the freed device).
 # On the series without the disassociate op the delete is still waiting
 # after DELETE_S, and the scenario then kills the programs so that the
 # delete can finish and the guest can end.
@@ -126,5 +130,24 @@ for dev in rxe0 sib0; do
 		res=1
 	fi
 done
+
+# sib0 deleted while its port's IB_EVENT_PORT_ACTIVE is held back (debugfs
+# rxe/sib0/ports/1/active_delay_ms): the delete cancels the event's work,
+# which must neither outlive the device (debug objects: a pending timer
+# freed) nor run on it once freed (KASAN); the knobs go with the device.
+log "=== sib0 deleted with its ACTIVE event held back"
+kd=/sys/kernel/debug/rxe/sib0
+echo 3000 >$kd/ports/1/active_delay_ms || fail "$kd/ports/1/active_delay_ms"
+ip link set eth1 down
+wait_for 10 grep -q DOWN /sys/class/infiniband/sib0/ports/1/state ||
+	fail "sib0 not DOWN with eth1 down"
+ip link set eth1 up
+wait_for 10 grep -q ACTIVE /sys/class/infiniband/sib0/ports/1/state ||
+	fail "sib0 not ACTIVE after eth1 came back"
+rdma link delete sib0 || fail "rdma link delete sib0, its ACTIVE event held back"
+gone $kd || { log "FAIL: $kd outlived sib0"; res=1; }
+# past the time the event was due
+nap 4
+log "sib0 deleted with its ACTIVE event held back for 3 s; nothing ran after"
 [ "$res" = 0 ] || fail "see above"
 log "PASS"
