@@ -59,13 +59,6 @@ knobs_clear() {
 	done
 }
 
-# tcp_listening PORT: a TCP socket listens on PORT
-tcp_listening() {
-	awk -v p=":$(printf %04X "$1")" \
-		'$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
-		 END { exit !f }' /proc/net/tcp /proc/net/tcp6
-}
-
 # pair NAME TCP_PORT SECS PROGRAM ARGS...: PROGRAM ARGS as the server on
 # b, as the client on a, for at most SECS; RC gets the exit status of
 # this guest's side.  The faults are armed before it is called.
