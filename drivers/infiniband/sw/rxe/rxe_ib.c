@@ -401,6 +401,11 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 
 	ib->num_ports = clamp_t(uint, READ_ONCE(sib_ports), 1,
 				min(RXE_MAX_PORTS, RXE_IB_MAX_PORTS));
+	mutex_init(&ib->fault_lock);
+	for (n = 0; n < RXE_IB_NUM_FAULT_KINDS; n++) {
+		ib->fault_knob[n].rib = ib;
+		ib->fault_knob[n].kind = n;
+	}
 	rxe->ib = ib;
 
 	for (n = 1; n <= ib->num_ports; n++) {
@@ -674,6 +679,12 @@ static const char * const rxe_ib_fault_names[RXE_IB_NUM_FAULT_CLASSES] = {
 	[RXE_IB_FAULT_MAD]	= "mad",
 };
 
+static const char * const rxe_ib_fault_kinds[RXE_IB_NUM_FAULT_KINDS] = {
+	[RXE_IB_FAULT_DROP]	= "drop",
+	[RXE_IB_FAULT_CORRUPT]	= "corrupt",
+	[RXE_IB_FAULT_DELAY]	= "delay",
+};
+
 /* the enum rxe_ib_fault_class bits of @pkt, a packet about to be sent */
 static unsigned long rxe_ib_fault_classes(struct rxe_pkt_info *pkt)
 {
@@ -730,11 +741,12 @@ static bool rxe_ib_fault(atomic_t *faults, unsigned long classes)
  */
 static u32 rxe_ib_fault_delay(struct rxe_ib *rib, unsigned long classes)
 {
+	atomic_t *delay = rib->fault[RXE_IB_FAULT_DELAY];
 	unsigned int c;
 
 	for_each_set_bit(c, &classes, RXE_IB_NUM_FAULT_CLASSES)
-		if (atomic_read(&rib->delay[c]) &&
-		    atomic_dec_if_positive(&rib->delay[c]) >= 0)
+		if (atomic_read(&delay[c]) &&
+		    atomic_dec_if_positive(&delay[c]) >= 0)
 			return READ_ONCE(rib->delay_ms[c]) ?: 1;
 	return 0;
 }
@@ -833,9 +845,10 @@ int rxe_ib_send(struct sk_buff *skb, struct rxe_pkt_info *pkt)
 		goto lost;
 	if (unlikely(READ_ONCE(rib->faults_armed))) {
 		classes = rxe_ib_fault_classes(pkt);
-		if (rxe_ib_fault(rib->drop, classes))
+		if (rxe_ib_fault(rib->fault[RXE_IB_FAULT_DROP], classes))
 			goto lost;
-		corrupt = rxe_ib_fault(rib->corrupt, classes);
+		corrupt = rxe_ib_fault(rib->fault[RXE_IB_FAULT_CORRUPT],
+				       classes);
 		delay_ms = rxe_ib_fault_delay(rib, classes);
 	}
 
@@ -1456,341 +1469,93 @@ unlock:
 	return err;
 }
 
-/*
- * Test knobs, netdevsim style: debugfs rxe/<device>/ for each rxe device,
- * made when the device is enabled, named as it was then:
- *
- *	qp_fatal		(w) "QPN"
- *	rnr			(w) "QPN COUNT"
- *	drop, corrupt		(rw) "CLASS COUNT"		(IB)
- *	delay			(rw) "CLASS COUNT MS"		(IB)
- *	lost_sls		(rw) a mask of SLs		(IB)
- *	ports/N/pkey		(w) "INDEX PKEY"		(IB)
- *	ports/N/active_delay_ms	(rw) milliseconds		(IB)
- *	lag			(w) MS or "off"			(RoCE, rxe_net.c)
- *
- * A knob of a device being unregistered gets -ENODEV.  Documented in
- * Documentation/infiniband/soft_ib.rst.
- */
-static struct dentry *rxe_debugfs_root;
+/* Test knobs of soft IB devices (see rxe_debugfs.c) */
 
-/**
- * rxe_knob_line() - copy what user space wrote to a knob into a string
- * @ubuf: what user space wrote
- * @len: its length
- * @buf: gets the line, NUL-terminated
- * @size: the size of @buf
- *
- * Return: 0, -EINVAL for a line too long, or -EFAULT
- */
-static int rxe_knob_line(const char __user *ubuf, size_t len, char *buf,
-			 size_t size)
+/* whether a fault of any kind is still to come for a class */
+static bool rxe_ib_faults_pending(struct rxe_ib *rib)
 {
-	if (len >= size)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	return 0;
-}
+	unsigned int k, c;
 
-/**
- * rxe_knob_qp() - the QP that a knob's line "QPN [N]" names
- * @rxe: the knob's device, registered (a reference held)
- * @buf: the line
- * @n: gets N, which must follow QPN; NULL when the knob takes none
- *
- * QPN 0 and 1 name the device's SMI and GSI QPs (port 1's).
- *
- * Return: the QP, with a reference held (rxe_put()), or an ERR_PTR:
- * -EINVAL for a malformed line, -ENOENT for no such QP.
- */
-static struct rxe_qp *rxe_knob_qp(struct rxe_dev *rxe, const char *buf,
-				  unsigned int *n)
-{
-	struct rxe_qp *qp;
-	char end;
-	int qpn;
-
-	if ((n ? sscanf(buf, "%i %u %c", &qpn, n, &end) != 2 :
-		 sscanf(buf, "%i %c", &qpn, &end) != 1) || qpn < 0)
-		return ERR_PTR(-EINVAL);
-	/* the special QPs' numbers are not their pool indices */
-	if (qpn == 0)
-		qpn = rxe_port(rxe, 1)->qp_smi_index;
-	else if (qpn == 1)
-		qpn = rxe_port(rxe, 1)->qp_gsi_index;
-	qp = rxe_pool_get_index(&rxe->qp_pool, qpn);
-	return qp ?: ERR_PTR(-ENOENT);
+	for (k = 0; k < RXE_IB_NUM_FAULT_KINDS; k++)
+		for (c = 0; c < RXE_IB_NUM_FAULT_CLASSES; c++)
+			if (atomic_read(&rib->fault[k][c]))
+				return true;
+	return false;
 }
 
 /*
- * qp_fatal: writing "QPN" moves that QP of the device (IB or RoCE) to the
- * error state and raises IB_EVENT_QP_FATAL, as a hardware device does when
- * a QP of its own fails.  For tests: what a consumer does with a QP that
- * died under it.
- */
-static ssize_t rxe_knob_qp_fatal_write(struct file *file,
-				       const char __user *ubuf, size_t len,
-				       loff_t *ppos)
-{
-	struct rxe_dev *rxe = file->private_data;
-	char buf[32];
-	struct ib_event ev;
-	struct rxe_qp *qp;
-	ssize_t ret;
-
-	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	if (!ib_device_try_get(&rxe->ib_dev))
-		return -ENODEV;
-	qp = rxe_knob_qp(rxe, buf, NULL);
-	if (IS_ERR(qp)) {
-		ret = PTR_ERR(qp);
-		goto put_dev;
-	}
-	rxe_qp_error(qp);
-	if (qp->ibqp.event_handler) {
-		ev.device = &rxe->ib_dev;
-		ev.element.qp = &qp->ibqp;
-		ev.event = IB_EVENT_QP_FATAL;
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	}
-	rxe_put(qp);
-	ret = len;
-put_dev:
-	ib_device_put(&rxe->ib_dev);
-	return ret;
-}
-
-static const struct file_operations rxe_knob_qp_fatal_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = rxe_knob_qp_fatal_write,
-};
-
-/**
- * rxe_ib_rnr_inject() - whether debugfs rnr asks the responder of @qp to
- * answer a request as an empty receive queue does
- * @qp: the responder's QP
- *
- * Writing "QPN COUNT" to the device's rnr makes the responder of that QP
- * (IB or RoCE) answer its next COUNT requests that need a receive WQE as
- * an empty receive queue or SRQ does: an RNR NAK on RC, a dropped message
- * on UC and UD.  Nothing is consumed, so the request a sender retries
- * after an RNR NAK counts again.  "QPN 0" disarms it; one QP of a device
- * at a time.  For tests: a receiver that runs out of receive buffers for a
- * moment (an incast on a shared SRQ), at a chosen time.  "0 COUNT" runs
- * QP0's receive queue dry for COUNT SMPs, which VL15Dropped counts (on
- * every port of a two-port device: the knob takes the QP number).
- *
- * Called for each request that needs a receive WQE; takes one of the
- * requests asked for if it does.
- *
- * Context: the responder task.
- * Return: true if the request gets an RNR NAK (or is dropped).
- */
-bool rxe_ib_rnr_inject(struct rxe_qp *qp)
-{
-	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
-	unsigned long flags;
-	bool hit = false;
-
-	if (likely(!READ_ONCE(rxe->rnr_count)))
-		return false;
-
-	spin_lock_irqsave(&rxe->rnr_lock, flags);
-	if (rxe->rnr_count && rxe->rnr_qpn == qp->ibqp.qp_num) {
-		WRITE_ONCE(rxe->rnr_count, rxe->rnr_count - 1);
-		hit = true;
-	}
-	spin_unlock_irqrestore(&rxe->rnr_lock, flags);
-	return hit;
-}
-
-static ssize_t rxe_knob_rnr_write(struct file *file, const char __user *ubuf,
-				  size_t len, loff_t *ppos)
-{
-	struct rxe_dev *rxe = file->private_data;
-	unsigned int count;
-	struct rxe_qp *qp;
-	char buf[32];
-	ssize_t ret;
-
-	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	if (!ib_device_try_get(&rxe->ib_dev))
-		return -ENODEV;
-	qp = rxe_knob_qp(rxe, buf, &count);
-	if (IS_ERR(qp)) {
-		ret = PTR_ERR(qp);
-		goto put_dev;
-	}
-
-	spin_lock_irq(&rxe->rnr_lock);
-	rxe->rnr_qpn = qp->ibqp.qp_num;
-	WRITE_ONCE(rxe->rnr_count, count);
-	spin_unlock_irq(&rxe->rnr_lock);
-
-	rxe_put(qp);
-	ret = len;
-put_dev:
-	ib_device_put(&rxe->ib_dev);
-	return ret;
-}
-
-static const struct file_operations rxe_knob_rnr_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = rxe_knob_rnr_write,
-};
-
-/*
- * drop, corrupt: writing "CLASS COUNT" arms the next COUNT packets of
- * CLASS (req, nak, resp, ud, mad) that the device sends to be lost on the
- * wire, or sent with a bad ICRC (rxe_ib_fault()); reading gives, per
- * class, the packets still to take the fault.  For tests: a lossy or
- * noisy link, for the packets of one kind.
- */
-static ssize_t rxe_knob_fault_write(struct rxe_dev *rxe, atomic_t *faults,
-				    const char __user *ubuf, size_t len)
-{
-	char buf[32], name[8], end;
-	unsigned int count;
-	int c, ret;
-
-	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	if (sscanf(buf, "%7s %u %c", name, &count, &end) != 2 ||
-	    count > INT_MAX)
-		return -EINVAL;
-	c = match_string(rxe_ib_fault_names, RXE_IB_NUM_FAULT_CLASSES, name);
-	if (c < 0)
-		return -EINVAL;
-	atomic_set(&faults[c], count);
-	if (count)
-		WRITE_ONCE(rxe->ib->faults_armed, true);
-	return len;
-}
-
-static ssize_t rxe_knob_fault_read(atomic_t *faults, char __user *ubuf,
-				   size_t len, loff_t *ppos)
-{
-	char buf[RXE_IB_NUM_FAULT_CLASSES * 16];
-	int c, n = 0;
-
-	for (c = 0; c < RXE_IB_NUM_FAULT_CLASSES; c++)
-		n += scnprintf(buf + n, sizeof(buf) - n, "%s %d\n",
-			       rxe_ib_fault_names[c], atomic_read(&faults[c]));
-	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
-}
-
-static ssize_t rxe_knob_drop_write(struct file *file, const char __user *ubuf,
-				   size_t len, loff_t *ppos)
-{
-	struct rxe_dev *rxe = file->private_data;
-
-	return rxe_knob_fault_write(rxe, rxe->ib->drop, ubuf, len);
-}
-
-static ssize_t rxe_knob_drop_read(struct file *file, char __user *ubuf,
-				  size_t len, loff_t *ppos)
-{
-	struct rxe_dev *rxe = file->private_data;
-
-	return rxe_knob_fault_read(rxe->ib->drop, ubuf, len, ppos);
-}
-
-static const struct file_operations rxe_knob_drop_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = rxe_knob_drop_read,
-	.write = rxe_knob_drop_write,
-};
-
-static ssize_t rxe_knob_corrupt_write(struct file *file,
-				      const char __user *ubuf, size_t len,
-				      loff_t *ppos)
-{
-	struct rxe_dev *rxe = file->private_data;
-
-	return rxe_knob_fault_write(rxe, rxe->ib->corrupt, ubuf, len);
-}
-
-static ssize_t rxe_knob_corrupt_read(struct file *file, char __user *ubuf,
-				     size_t len, loff_t *ppos)
-{
-	struct rxe_dev *rxe = file->private_data;
-
-	return rxe_knob_fault_read(rxe->ib->corrupt, ubuf, len, ppos);
-}
-
-static const struct file_operations rxe_knob_corrupt_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = rxe_knob_corrupt_read,
-	.write = rxe_knob_corrupt_write,
-};
-
-/*
- * delay: writing "CLASS COUNT MS" holds the next COUNT packets of CLASS
- * that the device sends back for MS milliseconds (1-10000), on their
- * port, then sends them, in the order they are due: packets not held
+ * drop, corrupt, delay: writing "CLASS COUNT" (drop, corrupt) or
+ * "CLASS COUNT MS" (delay) arms the next COUNT packets of CLASS (req, nak,
+ * resp, ud, mad) that the device sends to be lost on the wire, sent with
+ * a bad ICRC (rxe_ib_fault()), or held back MS milliseconds (1-10000) on
+ * their port and then sent in the order they are due: packets not held
  * back overtake them, as on a fabric whose route for some packets is
- * congested.  "CLASS 0 0" disarms it; reading gives, per class, the
- * packets still to hold back and for how long.  For tests: a late ACK, a
- * slow SMA or SA, a datagram that comes after a later one.
+ * congested.  COUNT 0 disarms the class.  Reading gives, per class, the
+ * packets still to take the fault (and for delay, how late).  For tests:
+ * a lossy or noisy link for the packets of one kind, a late ACK, a slow
+ * SMA or SA, a datagram that comes after a later one.
  */
-static ssize_t rxe_knob_delay_write(struct file *file,
+static ssize_t rxe_knob_fault_write(struct file *file,
 				    const char __user *ubuf, size_t len,
 				    loff_t *ppos)
 {
-	struct rxe_dev *rxe = file->private_data;
-	unsigned int count, ms;
+	struct rxe_ib_fault_knob *knob = file->private_data;
+	bool delay = knob->kind == RXE_IB_FAULT_DELAY;
+	struct rxe_ib *rib = knob->rib;
+	unsigned int count, ms = 0;
 	char buf[40], name[8], end;
 	int c, ret;
 
 	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
 	if (ret)
 		return ret;
-	if (sscanf(buf, "%7s %u %u %c", name, &count, &ms, &end) != 3 ||
-	    count > INT_MAX || ms > 10000 || (count && !ms))
+	if (delay)
+		ret = sscanf(buf, "%7s %u %u %c", name, &count, &ms, &end) != 3;
+	else
+		ret = sscanf(buf, "%7s %u %c", name, &count, &end) != 2;
+	if (ret || count > INT_MAX || ms > 10000 || (delay && count && !ms))
 		return -EINVAL;
 	c = match_string(rxe_ib_fault_names, RXE_IB_NUM_FAULT_CLASSES, name);
 	if (c < 0)
 		return -EINVAL;
-	/* the time before the count: a packet that takes one finds it */
-	atomic_set(&rxe->ib->delay[c], 0);
-	WRITE_ONCE(rxe->ib->delay_ms[c], ms);
-	atomic_set(&rxe->ib->delay[c], count);
-	if (count)
-		WRITE_ONCE(rxe->ib->faults_armed, true);
+
+	mutex_lock(&rib->fault_lock);
+	if (delay) {
+		/* the time before the count: a packet that takes one finds it */
+		atomic_set(&rib->fault[knob->kind][c], 0);
+		WRITE_ONCE(rib->delay_ms[c], ms);
+	}
+	atomic_set(&rib->fault[knob->kind][c], count);
+	WRITE_ONCE(rib->faults_armed, rxe_ib_faults_pending(rib));
+	mutex_unlock(&rib->fault_lock);
 	return len;
 }
 
-static ssize_t rxe_knob_delay_read(struct file *file, char __user *ubuf,
+static ssize_t rxe_knob_fault_read(struct file *file, char __user *ubuf,
 				   size_t len, loff_t *ppos)
 {
-	struct rxe_dev *rxe = file->private_data;
+	struct rxe_ib_fault_knob *knob = file->private_data;
 	char buf[RXE_IB_NUM_FAULT_CLASSES * 24];
+	struct rxe_ib *rib = knob->rib;
 	int c, n = 0;
 
-	for (c = 0; c < RXE_IB_NUM_FAULT_CLASSES; c++)
-		n += scnprintf(buf + n, sizeof(buf) - n, "%s %d %u\n",
+	for (c = 0; c < RXE_IB_NUM_FAULT_CLASSES; c++) {
+		n += scnprintf(buf + n, sizeof(buf) - n, "%s %d",
 			       rxe_ib_fault_names[c],
-			       atomic_read(&rxe->ib->delay[c]),
-			       READ_ONCE(rxe->ib->delay_ms[c]));
+			       atomic_read(&rib->fault[knob->kind][c]));
+		if (knob->kind == RXE_IB_FAULT_DELAY)
+			n += scnprintf(buf + n, sizeof(buf) - n, " %u",
+				       READ_ONCE(rib->delay_ms[c]));
+		n += scnprintf(buf + n, sizeof(buf) - n, "\n");
+	}
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
-static const struct file_operations rxe_knob_delay_fops = {
+static const struct file_operations rxe_knob_fault_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.read = rxe_knob_delay_read,
-	.write = rxe_knob_delay_write,
+	.read = rxe_knob_fault_read,
+	.write = rxe_knob_fault_write,
 };
 
 /*
@@ -1833,29 +1598,21 @@ static const struct file_operations rxe_knob_pkey_fops = {
 };
 
 /**
- * rxe_debugfs_add() - give a device its directory of test knobs
- * @rxe: the device, being enabled
+ * rxe_ib_debugfs_add() - give a soft IB device its own test knobs
+ * @rxe: the device, being enabled; its knobs' directory made
+ *	(rxe_debugfs_add())
  */
-void rxe_debugfs_add(struct rxe_dev *rxe)
+void rxe_ib_debugfs_add(struct rxe_dev *rxe)
 {
-	struct dentry *dir, *ports, *pdir;
+	struct dentry *dir = rxe->debugfs, *ports, *pdir;
+	unsigned int k;
 	char name[4];
 	u32 n;
 
-	spin_lock_init(&rxe->rnr_lock);
-	dir = debugfs_create_dir(dev_name(&rxe->ib_dev.dev), rxe_debugfs_root);
-	rxe->debugfs = dir;
-	debugfs_create_file("qp_fatal", 0200, dir, rxe,
-			    &rxe_knob_qp_fatal_fops);
-	debugfs_create_file("rnr", 0200, dir, rxe, &rxe_knob_rnr_fops);
-	if (!rxe_is_ib(rxe)) {
-		rxe_lag_debugfs_add(rxe);
-		return;
-	}
-
-	debugfs_create_file("drop", 0600, dir, rxe, &rxe_knob_drop_fops);
-	debugfs_create_file("corrupt", 0600, dir, rxe, &rxe_knob_corrupt_fops);
-	debugfs_create_file("delay", 0600, dir, rxe, &rxe_knob_delay_fops);
+	for (k = 0; k < RXE_IB_NUM_FAULT_KINDS; k++)
+		debugfs_create_file(rxe_ib_fault_kinds[k], 0600, dir,
+				    &rxe->ib->fault_knob[k],
+				    &rxe_knob_fault_fops);
 	debugfs_create_x16("lost_sls", 0600, dir, &rxe->ib->lost_sls);
 	ports = debugfs_create_dir("ports", dir);
 	for (n = 1; n <= rxe_ib_num_ports(rxe); n++) {
@@ -1868,26 +1625,6 @@ void rxe_debugfs_add(struct rxe_dev *rxe)
 	}
 }
 
-/**
- * rxe_debugfs_remove() - undo rxe_debugfs_add()
- * @rxe: the device, unregistered
- *
- * Waits for the knobs' handlers that are running.
- */
-void rxe_debugfs_remove(struct rxe_dev *rxe)
-{
-	debugfs_remove_recursive(rxe->debugfs);
-	rxe->debugfs = NULL;
-}
-
-/**
- * rxe_debugfs_exit() - remove debugfs rxe/, once every device is gone
- */
-void rxe_debugfs_exit(void)
-{
-	debugfs_remove(rxe_debugfs_root);
-}
-
 static struct rdma_link_ops rxe_ib_link_ops = {
 	.type = "sib",
 	.newlink = rxe_ib_newlink,
@@ -1898,7 +1635,6 @@ static struct rdma_link_ops rxe_ib_link_ops = {
  */
 void rxe_ib_module_init(void)
 {
-	rxe_debugfs_root = debugfs_create_dir("rxe", NULL);
 	dev_add_pack(&rxe_ib_packet_type);
 	rdma_link_register(&rxe_ib_link_ops);
 	if (rxe_sma_module_init())

@@ -284,6 +284,33 @@ enum rxe_ib_fault_class {
 };
 
 /**
+ * enum rxe_ib_fault_kind - what debugfs drop, corrupt and delay do to a
+ *	packet
+ * @RXE_IB_FAULT_DROP: lose it on the wire
+ * @RXE_IB_FAULT_CORRUPT: send it with a bit of its ICRC flipped
+ * @RXE_IB_FAULT_DELAY: hold it back
+ * @RXE_IB_NUM_FAULT_KINDS: the number of kinds
+ */
+enum rxe_ib_fault_kind {
+	RXE_IB_FAULT_DROP,
+	RXE_IB_FAULT_CORRUPT,
+	RXE_IB_FAULT_DELAY,
+	RXE_IB_NUM_FAULT_KINDS
+};
+
+struct rxe_ib;
+
+/**
+ * struct rxe_ib_fault_knob - what a fault knob's file stands for
+ * @rib: the device's InfiniBand state
+ * @kind: the knob's kind of fault
+ */
+struct rxe_ib_fault_knob {
+	struct rxe_ib		*rib;
+	enum rxe_ib_fault_kind	kind;
+};
+
+/**
  * struct rxe_ib - state of the InfiniBand mode of an rxe device
  * @num_ports: the number of ports, fixed when the device is created
  *	(the sib_ports module parameter)
@@ -292,15 +319,14 @@ enum rxe_ib_fault_class {
  *	for a subnet manager; NULL without an SMA.  Set before the device
  *	is registered.
  * @lost_sls: debugfs lost_sls, see rxe_ib_send()
- * @faults_armed: whether debugfs drop or corrupt was ever armed; then
- *	every packet sent is classified
- * @drop: debugfs drop: per class, how many of the next packets to lose
- *	on the wire (rxe_ib_fault())
- * @corrupt: debugfs corrupt: per class, how many of the next packets to
- *	send with a bad ICRC
- * @delay: debugfs delay: per class, how many of the next packets to send
- *	late
+ * @faults_armed: whether the last write to debugfs drop, corrupt or
+ *	delay left a fault to come; only then is every packet sent
+ *	classified
+ * @fault_lock: serialises the writes to those knobs
+ * @fault: per kind and class, how many of the next packets sent take the
+ *	fault (debugfs drop, corrupt, delay; rxe_ib_fault())
  * @delay_ms: debugfs delay: per class, how late
+ * @fault_knob: what the files of those knobs stand for
  * @port: the ports, port 1 first; use rxe_ib_port()
  */
 struct rxe_ib {
@@ -308,10 +334,11 @@ struct rxe_ib {
 	bool			(*sm_port_up)(struct rxe_dev *rxe, u32 port_num);
 	u16			lost_sls;
 	bool			faults_armed;
-	atomic_t		drop[RXE_IB_NUM_FAULT_CLASSES];
-	atomic_t		corrupt[RXE_IB_NUM_FAULT_CLASSES];
-	atomic_t		delay[RXE_IB_NUM_FAULT_CLASSES];
+	struct mutex		fault_lock;	/* serialises the knobs' writes */
+	atomic_t		fault[RXE_IB_NUM_FAULT_KINDS]
+				     [RXE_IB_NUM_FAULT_CLASSES];
 	u32			delay_ms[RXE_IB_NUM_FAULT_CLASSES];
+	struct rxe_ib_fault_knob fault_knob[RXE_IB_NUM_FAULT_KINDS];
 	struct rxe_ib_port	port[RXE_IB_MAX_PORTS];
 };
 
@@ -353,9 +380,7 @@ void rxe_ib_cleanup(struct rxe_dev *rxe);
 void rxe_ib_set_device_ops(struct rxe_dev *rxe);
 void rxe_ib_module_init(void);
 void rxe_ib_module_exit(void);
-void rxe_debugfs_add(struct rxe_dev *rxe);
-void rxe_debugfs_remove(struct rxe_dev *rxe);
-void rxe_debugfs_exit(void);
+void rxe_ib_debugfs_add(struct rxe_dev *rxe);
 
 int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr);
 void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av);
@@ -379,7 +404,6 @@ static inline u64 rxe_ib_port_state_drops(struct rxe_dev *rxe, u32 port_num)
 
 unsigned int rxe_ib_icrc_pshdr(struct sk_buff *skb, u8 *pshdr);
 int rxe_ib_check_addr(struct rxe_pkt_info *pkt, struct rxe_qp *qp);
-bool rxe_ib_rnr_inject(struct rxe_qp *qp);
 union ib_gid *rxe_ib_pkt_dgid(struct sk_buff *skb);
 void rxe_ib_ud_hdr(struct sk_buff *skb, union rdma_network_hdr *hdr);
 bool rxe_ib_pkt_src(struct sk_buff *skb, u16 *slid, u8 *sl);
@@ -432,9 +456,7 @@ static inline void rxe_ib_cleanup(struct rxe_dev *rxe) {}
 static inline void rxe_ib_set_device_ops(struct rxe_dev *rxe) {}
 static inline void rxe_ib_module_init(void) {}
 static inline void rxe_ib_module_exit(void) {}
-static inline void rxe_debugfs_add(struct rxe_dev *rxe) {}
-static inline void rxe_debugfs_remove(struct rxe_dev *rxe) {}
-static inline void rxe_debugfs_exit(void) {}
+static inline void rxe_ib_debugfs_add(struct rxe_dev *rxe) {}
 
 static inline int rxe_ib_chk_attr(struct rxe_dev *rxe,
 				  struct rdma_ah_attr *attr)
