@@ -317,6 +317,50 @@ static_checks() {
 	[ ${#built[@]} -eq 0 ] && return
 	warn_checks sparse "${built[@]}"
 	warn_checks W=1 "${built[@]}"
+
+	run_check build/rxe-roce-only rxe_roce_only
+}
+
+# rxe_roce_only: rxe in a kernel without CONFIG_RDMA_RXE_IB (the test
+# kernel's configuration with soft InfiniBand off) compiles with W=1 and
+# no warning, has no soft IB code, and keeps what is not soft IB's: the
+# test knobs of every rxe device (debugfs rxe/DEVICE/: qp_fatal, rnr,
+# lag).  Until session 43 the knobs' directory was made only with soft
+# IB, and a RoCE-only kernel had none.  Its own objects and log under
+# out/patched/build-roce-only.
+rxe_roce_only() {
+	local src=$OUT/patched/src b=$OUT/patched/build-roce-only sym syms
+	local rxe=drivers/infiniband/sw/rxe
+	mkdir -p "$b"
+	cp "$OUT/patched/build-debug/.config" "$b/.config"
+	"$src/scripts/config" --file "$b/.config" -d RDMA_RXE_IB \
+		-d RDMA_RXE_IB_KUNIT_TEST
+	ccache_env
+	rr_make() {
+		make -C "$src" O="$b" ARCH=x86_64 CC="ccache gcc" \
+			HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+	}
+	rr_make -s olddefconfig
+	grep -qx 'CONFIG_RDMA_RXE=y' "$b/.config" &&
+	grep -qx '# CONFIG_RDMA_RXE_IB is not set' "$b/.config" ||
+		{ echo "the configuration is not RoCE-only rxe"; return 1; }
+	rr_make W=1 "$rxe/" >"$b/make.log" 2>&1 ||
+		{ tail -n 30 "$b/make.log"; return 1; }
+	if grep -E 'warning:|error:' "$b/make.log"; then
+		return 1
+	fi
+	syms=$(nm "$b/$rxe/built-in.a")
+	for sym in rxe_debugfs_add rxe_debugfs_remove rxe_rnr_inject \
+		   rxe_lag_debugfs_add; do
+		printf '%s\n' "$syms" | grep -qE " T $sym\$" ||
+			{ echo "FAIL: no $sym in a RoCE-only rxe"; return 1; }
+	done
+	if printf '%s\n' "$syms" |
+	   grep -E ' T (rxe_ib_init|rxe_ib_send|rxe_ib_debugfs_add|rxe_sa_module_init)$'; then
+		echo "FAIL: soft IB code in a RoCE-only rxe"
+		return 1
+	fi
+	echo "RoCE-only rxe: built, W=1 clean, knobs present, no soft IB code"
 }
 
 kdoc_warnings() {
