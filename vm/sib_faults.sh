@@ -23,6 +23,9 @@
 #    more after it asked;
 #  - delay ud 1 1000 on a: a UD pingpong passes, taking 1000 ms or more;
 #    bad delay lines (0 ms, over 10000, missing or extra fields) EINVAL;
+#  - delay req 1 3000 on a: an RC pingpong whose first request is held
+#    back ends on the retransmission, and the destroy of its QP waits for
+#    the held-back request (3000 ms or more in all), without a splat;
 #  - every armed count is used up: the knobs read 0 again.
 # ib0 stays down, so that IPoIB sends nothing that could take a fault.
 # eth1 carries plain IP for the barriers and the pingpongs' TCP exchange.
@@ -205,6 +208,30 @@ for k in "ud 1 0:Invalid argument" "ud 1 10001:Invalid argument" "ud 1:Invalid a
 		bad "delay on '${k%%:*}': $(cat /tmp/knob.err), expected ${k#*:}"
 	fi
 done
+
+# ---- delay req 1 3000 on a: a QP destroyed with a request held back -------
+# a's first request is held back 3 s; the retransmission after the ACK
+# timeout gets through, the pingpong ends, and its QP is destroyed with
+# the held-back request still queued.  The packet keeps its QP (rxe's skb
+# destructor), so the destroy, and with it the program, waits for it to
+# leave; the QP is not freed under it (no splat).  b's QP is gone by then
+# and b drops the late request.
+m0=$(dmesg | wc -l)
+[ "$ROLE" = a ] && echo "req 1 3000" >$KD/delay
+t0=$(now)
+pair rc_delay_destroy 18521 60 ibv_rc_pingpong -s 64 -n 1
+ms=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }')
+[ $RC = 0 ] || bad "rc_delay_destroy: pingpong exit $RC"
+if [ "$ROLE" = a ]; then
+	log "rc_delay_destroy: pingpong and barriers took $ms ms, a request held back 3000 ms"
+	[ "$(left delay req)" = 0 ] || bad "delay req: no request held back"
+	[ "$ms" -ge 3000 ] ||
+		bad "rc_delay_destroy took $ms ms: its QP was destroyed before the held-back request left"
+fi
+sleep 1
+if dmesg | sed "1,${m0}d" | grep -E 'WARNING:|BUG:|Oops|general protection'; then
+	bad "a splat with a QP destroyed under a held-back request"
+fi
 
 knobs_clear
 [ $res = 0 ] || fail "see above"
