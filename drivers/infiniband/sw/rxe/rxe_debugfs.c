@@ -5,6 +5,7 @@
  *
  *	qp_fatal		(w) "QPN"
  *	rnr			(w) "QPN COUNT"
+ *	nak			(w) "QPN COUNT KIND"
  *	drop, corrupt		(rw) "CLASS COUNT"		(IB, rxe_ib.c)
  *	delay			(rw) "CLASS COUNT MS"		(IB, rxe_ib.c)
  *	lost_sls		(rw) a mask of SLs		(IB, rxe_ib.c)
@@ -43,26 +44,16 @@ int rxe_knob_line(const char __user *ubuf, size_t len, char *buf,
 	return 0;
 }
 
-/**
- * rxe_knob_qp() - the QP that a knob's line "QPN [N]" names
- * @rxe: the knob's device, registered (a reference held)
- * @buf: the line
- * @n: gets N, which must follow QPN; NULL when the knob takes none
- *
- * QPN 0 and 1 name the device's SMI and GSI QPs (port 1's).
- *
- * Return: the QP, with a reference held (rxe_put()), or an ERR_PTR:
- * -EINVAL for a malformed line, -ENOENT for no such QP.
+/*
+ * The QP numbered @qpn of @rxe, with a reference held (rxe_put()), or an
+ * ERR_PTR: -EINVAL for a negative @qpn, -ENOENT for no such QP.  QPN 0 and
+ * 1 name the device's SMI and GSI QPs (port 1's).
  */
-struct rxe_qp *rxe_knob_qp(struct rxe_dev *rxe, const char *buf,
-			   unsigned int *n)
+static struct rxe_qp *rxe_knob_qp_num(struct rxe_dev *rxe, int qpn)
 {
 	struct rxe_qp *qp;
-	char end;
-	int qpn;
 
-	if ((n ? sscanf(buf, "%i %u %c", &qpn, n, &end) != 2 :
-		 sscanf(buf, "%i %c", &qpn, &end) != 1) || qpn < 0)
+	if (qpn < 0)
 		return ERR_PTR(-EINVAL);
 	/* the special QPs' numbers are not their pool indices */
 	if (qpn == 0)
@@ -71,6 +62,27 @@ struct rxe_qp *rxe_knob_qp(struct rxe_dev *rxe, const char *buf,
 		qpn = rxe_port(rxe, 1)->qp_gsi_index;
 	qp = rxe_pool_get_index(&rxe->qp_pool, qpn);
 	return qp ?: ERR_PTR(-ENOENT);
+}
+
+/**
+ * rxe_knob_qp() - the QP that a knob's line "QPN [N]" names
+ * @rxe: the knob's device, registered (a reference held)
+ * @buf: the line
+ * @n: gets N, which must follow QPN; NULL when the knob takes none
+ *
+ * Return: the QP, with a reference held (rxe_put()), or an ERR_PTR:
+ * -EINVAL for a malformed line, -ENOENT for no such QP.
+ */
+static struct rxe_qp *rxe_knob_qp(struct rxe_dev *rxe, const char *buf,
+				  unsigned int *n)
+{
+	char end;
+	int qpn;
+
+	if (n ? sscanf(buf, "%i %u %c", &qpn, n, &end) != 2 :
+		sscanf(buf, "%i %c", &qpn, &end) != 1)
+		return ERR_PTR(-EINVAL);
+	return rxe_knob_qp_num(rxe, qpn);
 }
 
 /*
@@ -149,12 +161,12 @@ bool rxe_rnr_inject(struct rxe_qp *qp)
 	if (likely(!READ_ONCE(rxe->rnr_count)))
 		return false;
 
-	spin_lock_irqsave(&rxe->rnr_lock, flags);
+	spin_lock_irqsave(&rxe->knob_lock, flags);
 	if (rxe->rnr_count && rxe->rnr_qpn == qp->ibqp.qp_num) {
 		WRITE_ONCE(rxe->rnr_count, rxe->rnr_count - 1);
 		hit = true;
 	}
-	spin_unlock_irqrestore(&rxe->rnr_lock, flags);
+	spin_unlock_irqrestore(&rxe->knob_lock, flags);
 	return hit;
 }
 
@@ -178,10 +190,10 @@ static ssize_t rxe_knob_rnr_write(struct file *file, const char __user *ubuf,
 		goto put_dev;
 	}
 
-	spin_lock_irq(&rxe->rnr_lock);
+	spin_lock_irq(&rxe->knob_lock);
 	rxe->rnr_qpn = qp->ibqp.qp_num;
 	WRITE_ONCE(rxe->rnr_count, count);
-	spin_unlock_irq(&rxe->rnr_lock);
+	spin_unlock_irq(&rxe->knob_lock);
 
 	rxe_put(qp);
 	ret = len;
@@ -194,6 +206,111 @@ static const struct file_operations rxe_knob_rnr_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = rxe_knob_rnr_write,
+};
+
+/* the responder's errors that debugfs nak takes, by their names there */
+static const struct {
+	const char		*name;
+	enum resp_states	state;
+} rxe_nak_kinds[] = {
+	{ "inv", RESPST_ERR_UNSUPPORTED_OPCODE },	/* invalid request */
+	{ "acc", RESPST_ERR_RKEY_VIOLATION },	/* remote access error */
+	{ "op",	 RESPST_ERR_MALFORMED_WQE },	/* remote operational error */
+};
+
+/**
+ * rxe_nak_inject() - the error debugfs nak asks the responder of @qp to
+ * answer a request with
+ * @qp: the responder's QP, RC
+ *
+ * Writing "QPN COUNT KIND" to the device's nak makes the responder of that
+ * RC QP (IB or RoCE) refuse its next COUNT requests, whatever their
+ * opcode, as a responder does that finds them at fault: KIND inv as an
+ * invalid request (NAK Invalid Request; the requester's work request
+ * completes with IB_WC_REM_INV_REQ_ERR), acc as a remote access violation
+ * (NAK Remote Access Error, IB_WC_REM_ACCESS_ERR), op as a remote
+ * operational error (NAK Remote Operational Error, IB_WC_REM_OP_ERR).
+ * These are the IBA's class A and C errors: the responder's QP goes to
+ * the error state after the NAK, and the requester's after the
+ * completion.  "QPN 0 KIND" disarms it; one QP of a device at a time.
+ * For tests: what a consumer does when its peer refuses its requests, at
+ * a chosen time and without a faulty peer.
+ *
+ * Called for the first packet of each new request; takes one of the
+ * requests asked for if it is one.
+ *
+ * Context: the responder task.
+ * Return: the responder state that refuses the request, or %RESPST_NONE.
+ */
+enum resp_states rxe_nak_inject(struct rxe_qp *qp)
+{
+	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
+	enum resp_states state = RESPST_NONE;
+	unsigned long flags;
+
+	if (likely(!READ_ONCE(rxe->nak_count)))
+		return RESPST_NONE;
+
+	spin_lock_irqsave(&rxe->knob_lock, flags);
+	if (rxe->nak_count && rxe->nak_qpn == qp->ibqp.qp_num) {
+		WRITE_ONCE(rxe->nak_count, rxe->nak_count - 1);
+		state = rxe->nak_state;
+	}
+	spin_unlock_irqrestore(&rxe->knob_lock, flags);
+	return state;
+}
+
+static ssize_t rxe_knob_nak_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct rxe_dev *rxe = file->private_data;
+	char buf[40], kind[8], end;
+	unsigned int count, k;
+	struct rxe_qp *qp;
+	ssize_t ret;
+	int qpn;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%i %u %7s %c", &qpn, &count, kind, &end) != 3)
+		return -EINVAL;
+	for (k = 0; k < ARRAY_SIZE(rxe_nak_kinds); k++)
+		if (!strcmp(kind, rxe_nak_kinds[k].name))
+			break;
+	if (k == ARRAY_SIZE(rxe_nak_kinds))
+		return -EINVAL;
+
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return -ENODEV;
+	qp = rxe_knob_qp_num(rxe, qpn);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		goto put_dev;
+	}
+	/* only RC has NAKs that refuse a request */
+	if (qp_type(qp) != IB_QPT_RC) {
+		ret = -EINVAL;
+		goto put_qp;
+	}
+
+	spin_lock_irq(&rxe->knob_lock);
+	rxe->nak_qpn = qp->ibqp.qp_num;
+	rxe->nak_state = rxe_nak_kinds[k].state;
+	WRITE_ONCE(rxe->nak_count, count);
+	spin_unlock_irq(&rxe->knob_lock);
+	ret = len;
+put_qp:
+	rxe_put(qp);
+put_dev:
+	ib_device_put(&rxe->ib_dev);
+	return ret;
+}
+
+static const struct file_operations rxe_knob_nak_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rxe_knob_nak_write,
 };
 
 /**
@@ -209,6 +326,7 @@ void rxe_debugfs_add(struct rxe_dev *rxe)
 	debugfs_create_file("qp_fatal", 0200, dir, rxe,
 			    &rxe_knob_qp_fatal_fops);
 	debugfs_create_file("rnr", 0200, dir, rxe, &rxe_knob_rnr_fops);
+	debugfs_create_file("nak", 0200, dir, rxe, &rxe_knob_nak_fops);
 	if (rxe_is_ib(rxe))
 		rxe_ib_debugfs_add(rxe);
 	else
