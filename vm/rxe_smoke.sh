@@ -37,7 +37,7 @@ hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
 # knobs of every rxe device and lag, none of the soft IB ones (its packets
 # do not go through the soft IB port's send path)
 kd=/sys/kernel/debug/rxe/rxe0
-for f in qp_fatal rnr lag; do
+for f in qp_fatal rnr nak lag; do
 	[ -f $kd/$f ] || fail "no $kd/$f"
 done
 for f in drop corrupt lost_sls ports; do

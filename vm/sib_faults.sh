@@ -4,8 +4,8 @@
 #
 # The soft InfiniBand device's packet fault knobs (issue 18: debugfs
 # rxe/DEVICE/drop and corrupt, "CLASS COUNT", and delay, "CLASS COUNT
-# MS"), between the sib0 ports of
-# two guests, each fault armed on one guest just before a pingpong over
+# MS"; and nak, "QPN COUNT KIND", of any rxe device), between the sib0
+# ports of two guests, each fault armed on one guest just before a pingpong over
 # its class and checked by what the peer and the transport saw:
 #  - bad lines get EINVAL and arm nothing; both knobs read "CLASS 0" for
 #    each of the five classes;
@@ -23,6 +23,10 @@
 #    more after it asked;
 #  - delay ud 1 1000 on a: a UD pingpong passes, taking 1000 ms or more;
 #    bad delay lines (0 ms, over 10000, missing or extra fields) EINVAL;
+#  - nak on b (inv, acc, op) for the QP of its pingpong server: a's send
+#    fails with the matching status (remote invalid request, remote access,
+#    remote operation error), b's receives flush; bad lines, a QP that is
+#    not RC and one that does not exist are refused;
 #  - delay req 1 3000 on a: an RC pingpong whose first request is held
 #    back ends on the retransmission, and the destroy of its QP waits for
 #    the held-back request (3000 ms or more in all), without a splat;
@@ -207,6 +211,53 @@ for k in "ud 1 0:Invalid argument" "ud 1 10001:Invalid argument" "ud 1:Invalid a
 	elif ! grep -q "${k#*:}" /tmp/knob.err; then
 		bad "delay on '${k%%:*}': $(cat /tmp/knob.err), expected ${k#*:}"
 	fi
+done
+
+# ---- nak on b: a's requests refused --------------------------------------
+# The server's QP exists once it listens (rc_pingpong makes it first): b
+# arms nak for it then, before a connects.  a's first send is refused with
+# the NAK asked for, and a's pingpong fails with its completion status;
+# b's QP goes to the error state too, so its receives flush.
+if [ "$ROLE" = b ]; then
+	for l in "x 1 acc:Invalid argument" "5 1:Invalid argument" \
+		 "5 1 foo:Invalid argument" "5 1 acc x:Invalid argument" \
+		 "1 1 acc:Invalid argument" "99999 1 acc:No such file"; do
+		if echo "${l%%:*}" 2>/tmp/knob.err >$KD/nak; then
+			bad "nak took '${l%%:*}'"
+		elif ! grep -q "${l#*:}" /tmp/knob.err; then
+			bad "nak on '${l%%:*}': $(cat /tmp/knob.err), expected ${l#*:}"
+		fi
+	done
+fi
+port=18530
+for k in "inv:remote invalid request error" "acc:remote access error" \
+	 "op:remote operation error"; do
+	kind=${k%%:*} want=${k#*:} port=$((port + 1))
+	if [ "$ROLE" = b ]; then
+		timeout 30 ibv_rc_pingpong -d sib0 -p $port -s 64 -n 5 \
+			>/tmp/nak-$kind.log 2>&1 &
+		srv=$!
+		wait_for 30 tcp_listening $port || log "nak $kind: server not listening"
+		qpn=$(rdma resource show qp link sib0/1 |
+		      awk '/type RC/ && /ibv_rc_pingpong/ { for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1) }' |
+		      tail -n 1)
+		echo "$qpn 1 $kind" >$KD/nak || bad "nak: '$qpn 1 $kind' refused"
+		barrier "nak-$kind"
+		wait $srv
+		RC=$?
+		grep -q "Work Request Flushed Error" /tmp/nak-$kind.log ||
+			bad "nak $kind: b's receives not flushed: $(tr '\n' ' ' </tmp/nak-$kind.log)"
+	else
+		barrier "nak-$kind"
+		timeout 30 ibv_rc_pingpong -d sib0 -p $port -s 64 -n 5 "$PEER_IP" \
+			>/tmp/nak-$kind.log 2>&1
+		RC=$?
+		grep -q "Failed status $want" /tmp/nak-$kind.log ||
+			bad "nak $kind: a's send did not fail with '$want': $(tr '\n' ' ' </tmp/nak-$kind.log)"
+	fi
+	log "nak $kind: pingpong exit $RC, $(grep -m1 'Failed status' /tmp/nak-$kind.log)"
+	[ $RC = 1 ] || bad "nak $kind: pingpong exit $RC, expected 1"
+	barrier "nak-$kind-done" 60
 done
 
 # ---- delay req 1 3000 on a: a QP destroyed with a request held back -------
