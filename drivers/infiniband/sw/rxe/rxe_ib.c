@@ -1598,6 +1598,81 @@ static const struct file_operations rxe_knob_pkey_fops = {
 };
 
 /**
+ * rxe_ib_sa_fail() - whether debugfs sa_fail asks the built-in SA to fail
+ * a request
+ * @rxe: the device of the SA's port
+ * @status: gets the MAD status to answer with
+ *
+ * Writing "COUNT STATUS" to a soft IB device's sa_fail makes the built-in
+ * SA of its ports answer the next COUNT requests of their clients with MAD
+ * status STATUS (1-0xffff: 0x0100 ERR_NO_RESOURCES, 0x0300 ERR_NO_RECORDS,
+ * 0x0001 busy, ...) and no records, without acting on them, as a subnet
+ * administrator does that is out of resources or has no such record;
+ * "0 0" disarms it, and reading gives the answers still to fail and the
+ * status.  For tests: what ib_sa and its consumers (IPoIB's multicast
+ * joins and path queries, the RDMA CM's route resolution) do when the SA
+ * says no.
+ *
+ * Context: the SA's MAD agent.
+ * Return: true if the request is to be failed (and one is used up)
+ */
+bool rxe_ib_sa_fail(struct rxe_dev *rxe, u16 *status)
+{
+	atomic_t *n = &rxe->ib->sa_fail;
+
+	if (likely(!atomic_read(n)) || atomic_dec_if_positive(n) < 0)
+		return false;
+	*status = READ_ONCE(rxe->ib->sa_fail_status);
+	return true;
+}
+
+static ssize_t rxe_knob_sa_fail_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct rxe_ib *rib = file->private_data;
+	unsigned int count;
+	char buf[32], end;
+	int status, ret;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%u %i %c", &count, &status, &end) != 2 ||
+	    count > INT_MAX || status < 0 || status > 0xffff ||
+	    (count && !status))
+		return -EINVAL;
+
+	mutex_lock(&rib->fault_lock);
+	/* the status before the count: a request that takes one finds it */
+	atomic_set(&rib->sa_fail, 0);
+	WRITE_ONCE(rib->sa_fail_status, status);
+	atomic_set(&rib->sa_fail, count);
+	mutex_unlock(&rib->fault_lock);
+	return len;
+}
+
+static ssize_t rxe_knob_sa_fail_read(struct file *file, char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	struct rxe_ib *rib = file->private_data;
+	char buf[24];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%d 0x%04x\n",
+		      atomic_read(&rib->sa_fail),
+		      READ_ONCE(rib->sa_fail_status));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations rxe_knob_sa_fail_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rxe_knob_sa_fail_read,
+	.write = rxe_knob_sa_fail_write,
+};
+
+/**
  * rxe_ib_debugfs_add() - give a soft IB device its own test knobs
  * @rxe: the device, being enabled; its knobs' directory made
  *	(rxe_debugfs_add())
@@ -1614,6 +1689,8 @@ void rxe_ib_debugfs_add(struct rxe_dev *rxe)
 				    &rxe->ib->fault_knob[k],
 				    &rxe_knob_fault_fops);
 	debugfs_create_x16("lost_sls", 0600, dir, &rxe->ib->lost_sls);
+	debugfs_create_file("sa_fail", 0600, dir, rxe->ib,
+			    &rxe_knob_sa_fail_fops);
 	ports = debugfs_create_dir("ports", dir);
 	for (n = 1; n <= rxe_ib_num_ports(rxe); n++) {
 		snprintf(name, sizeof(name), "%u", n);

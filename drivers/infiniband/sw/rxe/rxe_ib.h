@@ -327,6 +327,9 @@ struct rxe_ib_fault_knob {
  *	fault (debugfs drop, corrupt, delay; rxe_ib_fault())
  * @delay_ms: debugfs delay: per class, how late
  * @fault_knob: what the files of those knobs stand for
+ * @sa_fail: debugfs sa_fail: how many of the next requests the built-in
+ *	SA answers with @sa_fail_status (rxe_ib_sa_fail())
+ * @sa_fail_status: that MAD status
  * @port: the ports, port 1 first; use rxe_ib_port()
  */
 struct rxe_ib {
@@ -339,6 +342,8 @@ struct rxe_ib {
 				     [RXE_IB_NUM_FAULT_CLASSES];
 	u32			delay_ms[RXE_IB_NUM_FAULT_CLASSES];
 	struct rxe_ib_fault_knob fault_knob[RXE_IB_NUM_FAULT_KINDS];
+	atomic_t		sa_fail;
+	u16			sa_fail_status;
 	struct rxe_ib_port	port[RXE_IB_MAX_PORTS];
 };
 
@@ -381,6 +386,7 @@ void rxe_ib_set_device_ops(struct rxe_dev *rxe);
 void rxe_ib_module_init(void);
 void rxe_ib_module_exit(void);
 void rxe_ib_debugfs_add(struct rxe_dev *rxe);
+bool rxe_ib_sa_fail(struct rxe_dev *rxe, u16 *status);
 
 int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr);
 void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av);

@@ -564,6 +564,39 @@ static void rxe_sa_resp_init(const struct ib_sa_mad *req,
 	resp->sa_hdr.comp_mask = req->sa_hdr.comp_mask;
 }
 
+/*
+ * The answer of an SA that refuses @req with @status (debugfs sa_fail,
+ * rxe_ib_sa_fail()): the response method of the request's, no records,
+ * nothing done.  Return: 0, or -EINVAL when nothing is to be sent, as for
+ * rxe_sa_process().
+ */
+static int rxe_sa_fail_resp(const struct ib_sa_mad *req, size_t req_len,
+			    struct ib_sa_mad *resp, u16 status,
+			    struct rxe_sa_reply *reply)
+{
+	const struct ib_mad_hdr *hdr = &req->mad_hdr;
+
+	reply->data_len = 0;
+	reply->rmpp = false;
+	if (req_len < sizeof(*req) || hdr->mgmt_class != IB_MGMT_CLASS_SUBN_ADM ||
+	    (hdr->method & IB_MGMT_METHOD_RESP))
+		return -EINVAL;
+
+	switch (hdr->method) {
+	case IB_SA_METHOD_GET_TABLE:
+		rxe_sa_resp_init(req, resp, IB_SA_METHOD_GET_TABLE_RESP);
+		break;
+	case IB_SA_METHOD_DELETE:
+		rxe_sa_resp_init(req, resp, IB_SA_METHOD_DELETE_RESP);
+		break;
+	default:
+		rxe_sa_resp_init(req, resp, IB_MGMT_METHOD_GET_RESP);
+		break;
+	}
+	resp->mad_hdr.status = cpu_to_be16(status);
+	return 0;
+}
+
 /**
  * rxe_sa_process() - answer an SA request
  * @sa: the responder's state; the caller serialises calls
@@ -851,8 +884,10 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	struct rxe_sa_agent *a = mad_agent->context;
 	struct rxe_port *port = rxe_port(a->rxe, a->port_num);
 	u16 lid = READ_ONCE(rxe_ib_port(a->rxe, a->port_num)->lid);
+	const struct ib_sa_mad *req;
 	struct rxe_sa_reply reply;
 	struct ib_sa_mad *resp;
+	u16 status;
 	size_t len;
 	int err;
 
@@ -878,9 +913,13 @@ static void rxe_sa_recv_handler(struct ib_mad_agent *mad_agent,
 	/* a port beyond the first got its GUID after the agent started */
 	a->sa.port.gid.global.subnet_prefix = READ_ONCE(port->subnet_prefix);
 	a->sa.port.gid.global.interface_id = port->port_guid;
-	err = rxe_sa_process(&a->sa,
-			     (const struct ib_sa_mad *)recv_wc->recv_buf.mad,
-			     recv_wc->mad_len, resp, len, &reply);
+	req = (const struct ib_sa_mad *)recv_wc->recv_buf.mad;
+	if (unlikely(rxe_ib_sa_fail(a->rxe, &status)))
+		err = rxe_sa_fail_resp(req, recv_wc->mad_len, resp, status,
+				       &reply);
+	else
+		err = rxe_sa_process(&a->sa, req, recv_wc->mad_len, resp,
+				     len, &reply);
 	mutex_unlock(&a->lock);
 	if (err)
 		goto free;
