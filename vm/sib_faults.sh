@@ -30,12 +30,17 @@
 #  - delay req 1 3000 on a: an RC pingpong whose first request is held
 #    back ends on the retransmission, and the destroy of its QP waits for
 #    the held-back request (3000 ms or more in all), without a splat;
+#  - sa_fail on a: saquery fails on an answer failed with ERR_NO_RESOURCES
+#    and passes after; three failed answers to IPoIB's join of the
+#    broadcast group are logged as failed joins, and ib0 gets carrier
+#    after IPoIB's retries;
 #  - every armed count is used up: the knobs read 0 again.
-# ib0 stays down, so that IPoIB sends nothing that could take a fault.
+# ib0 stays down, so that IPoIB sends nothing that could take a fault,
+# until sa_fail's phase, the last, brings it up on a.
 # eth1 carries plain IP for the barriers and the pingpongs' TCP exchange.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd rdma ibv_rc_pingpong ibv_ud_pingpong smpquery
+need_cmd rdma ibv_rc_pingpong ibv_ud_pingpong smpquery saquery
 PORT=/sys/class/infiniband/sib0/ports/1
 KD=/sys/kernel/debug/rxe/sib0
 res=0
@@ -283,6 +288,44 @@ sleep 1
 if dmesg | sed "1,${m0}d" | grep -E 'WARNING:|BUG:|Oops|general protection'; then
 	bad "a splat with a QP destroyed under a held-back request"
 fi
+
+# ---- sa_fail on a: the SA says no ----------------------------------------
+# a's own SA answers its next requests with an error status: saquery gets
+# it and fails; then IPoIB's join of the broadcast group is refused three
+# times (ERR_NO_RESOURCES, -EINVAL to IPoIB), and IPoIB retries with its
+# backoff until a join succeeds: ib0 gets carrier once the three are used
+# up, not before.
+if [ "$ROLE" = a ]; then
+	for l in "1" "1 0" "1 0x10000" "x 1" "1 1 1" "-1 1"; do
+		if echo "$l" 2>/tmp/knob.err >$KD/sa_fail; then
+			bad "sa_fail took '$l'"
+		elif ! grep -q "Invalid argument" /tmp/knob.err; then
+			bad "sa_fail on '$l': $(cat /tmp/knob.err), expected EINVAL"
+		fi
+	done
+	[ "$(cat $KD/sa_fail)" = "0 0x0000" ] ||
+		bad "sa_fail reads '$(cat $KD/sa_fail)' after bad lines, expected '0 0x0000'"
+	echo "1 0x0100" >$KD/sa_fail
+	if saquery -C sib0 -P 1 -g >/tmp/sa.log 2>&1; then
+		bad "saquery passed with its answer failed: $(tr '\n' ' ' </tmp/sa.log)"
+	fi
+	log "saquery with the SA failing: $(grep -m1 -i 'err\|fail' /tmp/sa.log)"
+	[ "$(cat $KD/sa_fail)" = "0 0x0100" ] ||
+		bad "sa_fail reads '$(cat $KD/sa_fail)' after saquery, expected '0 0x0100'"
+	saquery -C sib0 -P 1 -g >/tmp/sa.log 2>&1 ||
+		bad "saquery after the failed answer: $(tr '\n' ' ' </tmp/sa.log)"
+	m0=$(dmesg | wc -l)
+	echo "3 0x0100" >$KD/sa_fail
+	t0=$(now)
+	ip link set ib0 up
+	wait_carrier ib0 1 60
+	n=$(dmesg | sed "1,${m0}d" | grep -c 'ib0: multicast join failed.*status -22')
+	log "ib0: carrier $(rel "$t0" "$(now)") s after up, $n failed joins logged, sa_fail reads '$(cat $KD/sa_fail)'"
+	[ "$n" -ge 3 ] || bad "IPoIB logged $n failed joins, expected 3 or more"
+	[ "$(cat $KD/sa_fail)" = "0 0x0100" ] || bad "sa_fail: not every answer failed"
+	ip link set ib0 down
+fi
+barrier sa-fail-done 120
 
 knobs_clear
 [ $res = 0 ] || fail "see above"
