@@ -266,7 +266,8 @@ static int rxe_ib_query_port(struct ib_device *ibdev, u32 port_num,
 	ndev = READ_ONCE(rxe_ib_port(rxe, port_num)->ndev);
 	if (attr->state >= IB_PORT_INIT)
 		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	else if (ndev && (dev_get_flags(ndev) & IFF_UP))
+	else if (ndev && (dev_get_flags(ndev) & IFF_UP) &&
+		 !READ_ONCE(rxe_ib_port(rxe, port_num)->link_disabled))
 		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
 	else
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
@@ -1287,6 +1288,10 @@ static void rxe_ib_port_event(struct rxe_dev *rxe, u32 port_num,
 /* the port's netdevice is up: as rxe_port_up() for a RoCE port */
 static void rxe_ib_port_up(struct rxe_dev *rxe, u32 port_num)
 {
+	/* a disabled link stays down (debugfs ports/N/link) */
+	if (READ_ONCE(rxe_ib_port(rxe, port_num)->link_disabled))
+		return;
+
 	/* a port a subnet manager manages waits in INIT for it */
 	if (rxe->ib->sm_port_up && rxe->ib->sm_port_up(rxe, port_num))
 		return;
@@ -1322,7 +1327,8 @@ void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num)
 	if (!ndev)
 		return;
 
-	if (netif_running(ndev) && netif_carrier_ok(ndev))
+	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
+	    !READ_ONCE(rxe_ib_port(rxe, port_num)->link_disabled))
 		rxe_ib_port_up(rxe, port_num);
 	else
 		rxe_ib_port_down(rxe, port_num);
@@ -1597,6 +1603,72 @@ static const struct file_operations rxe_knob_pkey_fops = {
 	.write = rxe_knob_pkey_write,
 };
 
+/*
+ * ports/N/link: writing "down" disables the port's link: the port goes
+ * DOWN (IB_EVENT_PORT_ERR), its physical state Disabled, and stays so
+ * whatever its netdevice's carrier, as a port does whose link the subnet
+ * manager disabled or whose cable was pulled at the switch while the
+ * host's side of the wire stays up; "up" enables it again, and the port
+ * follows its netdevice (ACTIVE, or INIT for a port a subnet manager
+ * manages).  Reading gives "up" or "down".  For tests: a port that dies
+ * under its consumers while the netdevice below it does not.
+ */
+static ssize_t rxe_knob_link_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct rxe_ib_port *p = file->private_data;
+	u32 port_num = p - p->rxe->ib->port + 1;
+	struct rxe_dev *rxe = p->rxe;
+	struct net_device *ndev;
+	bool down;
+	char buf[8];
+	int ret;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sysfs_streq(buf, "down"))
+		down = true;
+	else if (sysfs_streq(buf, "up"))
+		down = false;
+	else
+		return -EINVAL;
+
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return -ENODEV;
+	rtnl_lock();
+	ndev = READ_ONCE(p->ndev);
+	if (READ_ONCE(p->link_disabled) != down) {
+		WRITE_ONCE(p->link_disabled, down);
+		/* without carrier the port is DOWN and stays so */
+		if (ndev && netif_running(ndev) && netif_carrier_ok(ndev)) {
+			if (down)
+				rxe_ib_port_down(rxe, port_num);
+			else
+				rxe_ib_port_up(rxe, port_num);
+		}
+	}
+	rtnl_unlock();
+	ib_device_put(&rxe->ib_dev);
+	return len;
+}
+
+static ssize_t rxe_knob_link_read(struct file *file, char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct rxe_ib_port *p = file->private_data;
+	const char *s = READ_ONCE(p->link_disabled) ? "down\n" : "up\n";
+
+	return simple_read_from_buffer(ubuf, len, ppos, s, strlen(s));
+}
+
+static const struct file_operations rxe_knob_link_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = rxe_knob_link_read,
+	.write = rxe_knob_link_write,
+};
+
 /**
  * rxe_ib_sa_fail() - whether debugfs sa_fail asks the built-in SA to fail
  * a request
@@ -1697,6 +1769,8 @@ void rxe_ib_debugfs_add(struct rxe_dev *rxe)
 		pdir = debugfs_create_dir(name, ports);
 		debugfs_create_file("pkey", 0200, pdir, rxe_ib_port(rxe, n),
 				    &rxe_knob_pkey_fops);
+		debugfs_create_file("link", 0600, pdir, rxe_ib_port(rxe, n),
+				    &rxe_knob_link_fops);
 		debugfs_create_u32("active_delay_ms", 0600, pdir,
 				   &rxe_ib_port(rxe, n)->active_delay_ms);
 	}

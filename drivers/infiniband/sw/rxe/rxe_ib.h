@@ -232,6 +232,8 @@ struct rxe_ib_trap {
  *	test asks for it (@active_delay_ms)
  * @active_delay_ms: debugfs ports/N/active_delay_ms, see
  *	rxe_ib_port_event()
+ * @link_disabled: debugfs ports/N/link: the port's link is disabled, the
+ *	port DOWN whatever its netdevice's carrier; changed under RTNL
  * @delayed: the packets that debugfs delay holds back, in the order they
  *	are due (their skb->tstamp), ready for the wire
  * @delay_work: sends @delayed's packets when they are due
@@ -253,6 +255,7 @@ struct rxe_ib_port {
 	struct rxe_dev		*rxe;
 	struct delayed_work	active_work;
 	u32			active_delay_ms;
+	bool			link_disabled;
 	struct sk_buff_head	delayed;
 	struct delayed_work	delay_work;
 	struct xarray		neigh;

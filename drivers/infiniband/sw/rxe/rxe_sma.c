@@ -198,7 +198,8 @@ static u8 rxe_sma_phys_state(struct rxe_dev *rxe, u32 port_num,
 
 	if (state >= IB_PORT_INIT)
 		return IB_PORT_PHYS_STATE_LINK_UP;
-	if (ndev && (dev_get_flags(ndev) & IFF_UP))
+	if (ndev && (dev_get_flags(ndev) & IFF_UP) &&
+	    !READ_ONCE(rxe_ib_port(rxe, port_num)->link_disabled))
 		return IB_PORT_PHYS_STATE_POLLING;
 	return IB_PORT_PHYS_STATE_DISABLED;
 }
