@@ -131,6 +131,40 @@ static const struct file_operations rxe_knob_qp_fatal_fops = {
 	.write = rxe_knob_qp_fatal_write,
 };
 
+/*
+ * Whether @k, a fault of @rxe armed for one QP's next requests, is armed
+ * for @qp: if so, one request is taken and, when @nak is given, it gets
+ * the refusal debugfs nak asked for.  A device with nothing armed pays a
+ * load.
+ */
+static bool rxe_qp_knob_take(struct rxe_dev *rxe, struct rxe_qp_knob *k,
+			     struct rxe_qp *qp, enum resp_states *nak)
+{
+	unsigned long flags;
+	bool hit = false;
+
+	if (likely(!READ_ONCE(k->count)))
+		return false;
+
+	spin_lock_irqsave(&rxe->knob_lock, flags);
+	if (k->count && k->qpn == qp->ibqp.qp_num) {
+		WRITE_ONCE(k->count, k->count - 1);
+		if (nak)
+			*nak = rxe->nak_state;
+		hit = true;
+	}
+	spin_unlock_irqrestore(&rxe->knob_lock, flags);
+	return hit;
+}
+
+/* arm @k for the next @count requests of @qp; under knob_lock */
+static void rxe_qp_knob_arm(struct rxe_qp_knob *k, struct rxe_qp *qp,
+			    unsigned int count)
+{
+	k->qpn = qp->ibqp.qp_num;
+	WRITE_ONCE(k->count, count);
+}
+
 /**
  * rxe_rnr_inject() - whether debugfs rnr asks the responder of @qp to
  * answer a request as an empty receive queue does
@@ -155,19 +189,8 @@ static const struct file_operations rxe_knob_qp_fatal_fops = {
 bool rxe_rnr_inject(struct rxe_qp *qp)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
-	unsigned long flags;
-	bool hit = false;
 
-	if (likely(!READ_ONCE(rxe->rnr_count)))
-		return false;
-
-	spin_lock_irqsave(&rxe->knob_lock, flags);
-	if (rxe->rnr_count && rxe->rnr_qpn == qp->ibqp.qp_num) {
-		WRITE_ONCE(rxe->rnr_count, rxe->rnr_count - 1);
-		hit = true;
-	}
-	spin_unlock_irqrestore(&rxe->knob_lock, flags);
-	return hit;
+	return rxe_qp_knob_take(rxe, &rxe->rnr, qp, NULL);
 }
 
 static ssize_t rxe_knob_rnr_write(struct file *file, const char __user *ubuf,
@@ -191,8 +214,7 @@ static ssize_t rxe_knob_rnr_write(struct file *file, const char __user *ubuf,
 	}
 
 	spin_lock_irq(&rxe->knob_lock);
-	rxe->rnr_qpn = qp->ibqp.qp_num;
-	WRITE_ONCE(rxe->rnr_count, count);
+	rxe_qp_knob_arm(&rxe->rnr, qp, count);
 	spin_unlock_irq(&rxe->knob_lock);
 
 	rxe_put(qp);
@@ -246,17 +268,8 @@ enum resp_states rxe_nak_inject(struct rxe_qp *qp)
 {
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	enum resp_states state = RESPST_NONE;
-	unsigned long flags;
 
-	if (likely(!READ_ONCE(rxe->nak_count)))
-		return RESPST_NONE;
-
-	spin_lock_irqsave(&rxe->knob_lock, flags);
-	if (rxe->nak_count && rxe->nak_qpn == qp->ibqp.qp_num) {
-		WRITE_ONCE(rxe->nak_count, rxe->nak_count - 1);
-		state = rxe->nak_state;
-	}
-	spin_unlock_irqrestore(&rxe->knob_lock, flags);
+	rxe_qp_knob_take(rxe, &rxe->nak, qp, &state);
 	return state;
 }
 
@@ -295,9 +308,8 @@ static ssize_t rxe_knob_nak_write(struct file *file, const char __user *ubuf,
 	}
 
 	spin_lock_irq(&rxe->knob_lock);
-	rxe->nak_qpn = qp->ibqp.qp_num;
 	rxe->nak_state = rxe_nak_kinds[k].state;
-	WRITE_ONCE(rxe->nak_count, count);
+	rxe_qp_knob_arm(&rxe->nak, qp, count);
 	spin_unlock_irq(&rxe->knob_lock);
 	ret = len;
 put_qp:
