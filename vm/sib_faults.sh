@@ -34,6 +34,9 @@
 #    and passes after; three failed answers to IPoIB's join of the
 #    broadcast group are logged as failed joins, and ib0 gets carrier
 #    after IPoIB's retries;
+#  - ports/1/link down on a: a's port DOWN, physical state Disabled,
+#    LinkDownedCounter one more, eth0 still with carrier, b's SMPs to it
+#    unanswered; up again: ACTIVE, and answering;
 #  - every armed count is used up: the knobs read 0 again.
 # ib0 stays down, so that IPoIB sends nothing that could take a fault,
 # until sa_fail's phase, the last, brings it up on a.
@@ -60,6 +63,8 @@ log "own LID $LID, peer LID $PEER_LID"
 # hw COUNTER, port COUNTER: a counter of sib0 port 1
 hw() { read_attr "$PORT/hw_counters/$1"; echo "${ATTR:-none}"; }
 port() { read_attr "$PORT/counters/$1"; echo "${ATTR:-none}"; }
+# ms_since T0: milliseconds from T0 (now's) to now
+ms_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
 # left KNOB CLASS: the faults of CLASS still to come
 left() { awk -v c="$2" '$1 == c { print $2 }' "$KD/$1"; }
 # knobs_clear: both knobs read 0 for each class
@@ -191,7 +196,7 @@ if [ "$ROLE" = a ]; then
 	t0=$(now)
 	smpquery -C sib0 -P 1 -t 4000 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1 ||
 		bad "smpquery with b's answer 800 ms late: $(tr '\n' ' ' </tmp/smp.log)"
-	ms=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	ms=$(ms_since "$t0")
 	log "smpquery answered in $ms ms, b's answer held back 800 ms"
 	[ "$ms" -ge 800 ] || bad "smpquery answered in $ms ms, before b's answer was due"
 fi
@@ -202,7 +207,7 @@ barrier delay-mad-done
 [ "$ROLE" = a ] && echo "ud 1 1000" >$KD/delay
 t0=$(now)
 pair ud_delay 18520 60 ibv_ud_pingpong -s 64 -n 10
-ms=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }')
+ms=$(ms_since "$t0")
 [ $RC = 0 ] || bad "ud_delay: pingpong exit $RC"
 if [ "$ROLE" = a ]; then
 	log "ud_delay: pingpong and barriers took $ms ms, its first datagram 1000 ms late"
@@ -276,7 +281,7 @@ m0=$(dmesg | wc -l)
 [ "$ROLE" = a ] && echo "req 1 3000" >$KD/delay
 t0=$(now)
 pair rc_delay_destroy 18521 60 ibv_rc_pingpong -s 64 -n 1
-ms=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%d", (b - a) * 1000 }')
+ms=$(ms_since "$t0")
 [ $RC = 0 ] || bad "rc_delay_destroy: pingpong exit $RC"
 if [ "$ROLE" = a ]; then
 	log "rc_delay_destroy: pingpong and barriers took $ms ms, a request held back 3000 ms"
@@ -326,6 +331,47 @@ if [ "$ROLE" = a ]; then
 	ip link set ib0 down
 fi
 barrier sa-fail-done 120
+
+# ---- ports/1/link on a: a port that dies while its netdevice does not ------
+# a disables its port's link: the port is DOWN, its physical state
+# Disabled, LinkDownedCounter one more, while eth0 keeps its carrier, and
+# b's SMPs to a's port go unanswered; enabled again, the port is ACTIVE
+# and answers.
+barrier link
+if [ "$ROLE" = a ]; then
+	for l in "" "off" "downn" "down up"; do
+		if echo "$l" 2>/tmp/knob.err >$KD/ports/1/link; then
+			bad "link took '$l'"
+		elif ! grep -q "Invalid argument" /tmp/knob.err; then
+			bad "link on '$l': $(cat /tmp/knob.err), expected EINVAL"
+		fi
+	done
+	[ "$(cat $KD/ports/1/link)" = up ] || bad "link reads '$(cat $KD/ports/1/link)', expected up"
+	l0=$(port link_downed)
+	echo down >$KD/ports/1/link
+	log "link down: state '$(cat $PORT/state)', phys_state '$(cat $PORT/phys_state)', eth0 carrier $(cat /sys/class/net/eth0/carrier), link_downed $l0 -> $(port link_downed)"
+	grep -q DOWN $PORT/state || bad "port $(cat $PORT/state) with its link disabled"
+	grep -q Disabled $PORT/phys_state || bad "physical state $(cat $PORT/phys_state) with the link disabled"
+	[ "$(cat /sys/class/net/eth0/carrier)" = 1 ] || bad "eth0 lost its carrier"
+	[ "$(port link_downed)" = $((l0 + 1)) ] || bad "link_downed $l0 -> $(port link_downed), expected one more"
+	[ "$(cat $KD/ports/1/link)" = down ] || bad "link reads '$(cat $KD/ports/1/link)', expected down"
+	barrier link-down
+	barrier link-probed 60
+	echo up >$KD/ports/1/link
+	wait_for 10 grep -q ACTIVE $PORT/state || bad "port $(cat $PORT/state) with its link enabled again"
+	grep -q LinkUp $PORT/phys_state || bad "physical state $(cat $PORT/phys_state) with the link enabled again"
+	barrier link-up
+else
+	barrier link-down
+	if smpquery -C sib0 -P 1 -t 200 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1; then
+		bad "a's port answered with its link disabled: $(tr '\n' ' ' </tmp/smp.log)"
+	fi
+	barrier link-probed 60
+	barrier link-up
+	wait_for 10 smpquery -C sib0 -P 1 -t 1000 nodeinfo "$PEER_LID" ||
+		bad "a's port did not answer with its link enabled again"
+fi
+barrier link-done
 
 knobs_clear
 [ $res = 0 ] || fail "see above"
