@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=400 kernel=patched
+# rdma-ha: guests=2 timeout=500 kernel=patched
 #
 # The soft InfiniBand device's packet fault knobs (issue 18: debugfs
 # rxe/DEVICE/drop and corrupt, "CLASS COUNT", and delay, "CLASS COUNT
@@ -37,6 +37,11 @@
 #  - ports/1/link down on a: a's port DOWN, physical state Disabled,
 #    LinkDownedCounter one more, eth0 still with carrier, b's SMPs to it
 #    unanswered; up again: ACTIVE, and answering;
+#  - smp_fail on b: a's smpquery gets b's failed answer (status 0x001c)
+#    twice, at once, then an answer; bad lines refused;
+#  - ports/1/lid on a: a's LID and SM LID move, the move is logged, b
+#    reaches a's port at the new LID and not at the old, and IPoIB on a
+#    joins through ib_sa, which followed IB_EVENT_LID_CHANGE;
 #  - every armed count is used up: the knobs read 0 again.
 # ib0 stays down, so that IPoIB sends nothing that could take a fault,
 # until sa_fail's phase, the last, brings it up on a.
@@ -372,6 +377,95 @@ else
 		bad "a's port did not answer with its link enabled again"
 fi
 barrier link-done
+
+# ---- smp_fail on b: the SMA says no ---------------------------------------
+# b's SMA answers its next two Get SMPs with status 0x001c (invalid
+# attribute or modifier): a's smpquery gets the answer at once (no
+# timeout) and fails, twice; the third is answered.  Bad lines, and a
+# status with the direction bit (0x8000, the SMA's), are refused.
+if [ "$ROLE" = b ]; then
+	for l in "1" "1 0" "1 0x8000" "x 1" "1 1 1" "-1 1"; do
+		if echo "$l" 2>/tmp/knob.err >$KD/smp_fail; then
+			bad "smp_fail took '$l'"
+		elif ! grep -q "Invalid argument" /tmp/knob.err; then
+			bad "smp_fail on '$l': $(cat /tmp/knob.err), expected EINVAL"
+		fi
+	done
+	[ "$(cat $KD/smp_fail)" = "0 0x0000" ] ||
+		bad "smp_fail reads '$(cat $KD/smp_fail)' after bad lines, expected '0 0x0000'"
+	echo "2 0x1c" >$KD/smp_fail
+fi
+barrier smp-fail
+if [ "$ROLE" = a ]; then
+	for q in nodeinfo portinfo; do
+		t0=$(now)
+		if smpquery -C sib0 -P 1 -t 2000 $q "$PEER_LID" >/tmp/smp.log 2>&1; then
+			bad "smpquery $q answered with b's SMA failing it: $(tr '\n' ' ' </tmp/smp.log)"
+		fi
+		ms=$(ms_since "$t0")
+		log "smpquery $q, b's SMA failing: failed in $ms ms: $(grep -m1 -i 'status\|fail' /tmp/smp.log)"
+		[ "$ms" -lt 2000 ] || bad "smpquery $q took $ms ms: timed out, not answered with a status"
+	done
+	smpquery -C sib0 -P 1 -t 2000 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1 &&
+		grep -q '^Guid:\.' /tmp/smp.log ||
+		bad "smpquery after b's two failed answers: $(tr '\n' ' ' </tmp/smp.log)"
+fi
+barrier smp-fail-done
+if [ "$ROLE" = b ]; then
+	[ "$(cat $KD/smp_fail)" = "0 0x001c" ] ||
+		bad "smp_fail reads '$(cat $KD/smp_fail)' after a's queries, expected '0 0x001c'"
+fi
+
+# ---- ports/1/lid on a: a LID changed under the port's consumers ----------
+# a moves its port to LID 0x777, as a subnet manager may: its LID and, as
+# its own SM, its SM LID follow, IB_EVENT_LID_CHANGE is raised, b reaches
+# a's port at the new LID and no longer at the old one, and IPoIB on a
+# joins its broadcast group through ib_sa, whose SM address followed the
+# event (it would ask the old LID otherwise, which nobody has).
+NEW_LID=$((0x777))
+[ "$LID" != $NEW_LID ] && [ "$PEER_LID" != $NEW_LID ] || NEW_LID=$((0x778))
+if [ "$ROLE" = a ]; then
+	for l in "0" "0xc000" "0xffff" "x" "1 2" "-5"; do
+		if echo "$l" 2>/tmp/knob.err >$KD/ports/1/lid; then
+			bad "lid took '$l'"
+		elif ! grep -q "Invalid argument" /tmp/knob.err; then
+			bad "lid on '$l': $(cat /tmp/knob.err), expected EINVAL"
+		fi
+	done
+	[ "$(($(cat $PORT/lid)))" = "$LID" ] || bad "LID $(cat $PORT/lid) after bad lines, expected $LID"
+	sm0=$(($(cat $PORT/sm_lid)))
+	m0=$(dmesg | wc -l)
+	echo "$NEW_LID" >$KD/ports/1/lid
+	log "lid $NEW_LID: LID $(cat $PORT/lid), SM LID $(cat $PORT/sm_lid) (was $sm0), $(dmesg | sed "1,${m0}d" | grep -m1 'moved from LID')"
+	[ "$(($(cat $PORT/lid)))" = $NEW_LID ] || bad "LID $(cat $PORT/lid), expected $NEW_LID"
+	if [ "$sm0" = "$LID" ]; then
+		[ "$(($(cat $PORT/sm_lid)))" = $NEW_LID ] ||
+			bad "SM LID $(cat $PORT/sm_lid): the port's own SM did not move with it"
+	fi
+	dmesg | sed "1,${m0}d" | grep -q "moved from LID $(printf 0x%x "$LID") to LID $(printf 0x%x $NEW_LID)" ||
+		bad "no log of the move"
+fi
+barrier lid-moved
+if [ "$ROLE" = b ]; then
+	smpquery -C sib0 -P 1 -t 1000 nodeinfo $NEW_LID >/tmp/smp.log 2>&1 &&
+		grep -q '^Guid:\.' /tmp/smp.log ||
+		bad "a's port not answering at its new LID: $(tr '\n' ' ' </tmp/smp.log)"
+	if smpquery -C sib0 -P 1 -t 200 nodeinfo "$PEER_LID" >/tmp/smp.log 2>&1; then
+		bad "a's port still answers at its old LID $PEER_LID"
+	fi
+fi
+barrier lid-probed
+if [ "$ROLE" = a ]; then
+	t0=$(now)
+	ip link set ib0 up
+	if wait_for 30 _carrier_is ib0 1; then
+		log "ib0: carrier $(rel "$t0" "$(now)") s after up, at LID $(cat $PORT/lid)"
+	else
+		bad "ib0 got no carrier in 30 s after the LID change: ib_sa did not follow it"
+	fi
+	ip link set ib0 down
+fi
+barrier lid-done 60
 
 knobs_clear
 [ $res = 0 ] || fail "see above"

@@ -9,9 +9,10 @@
  *	drop, corrupt		(rw) "CLASS COUNT"		(IB, rxe_ib.c)
  *	delay			(rw) "CLASS COUNT MS"		(IB, rxe_ib.c)
  *	lost_sls		(rw) a mask of SLs		(IB, rxe_ib.c)
- *	sa_fail			(rw) "COUNT STATUS"		(IB, rxe_ib.c)
+ *	sa_fail, smp_fail	(rw) "COUNT STATUS"		(IB, rxe_ib.c)
  *	ports/N/pkey		(w) "INDEX PKEY"		(IB, rxe_ib.c)
  *	ports/N/link		(rw) "down" or "up"		(IB, rxe_ib.c)
+ *	ports/N/lid		(w) a unicast LID		(IB, rxe_ib.c)
  *	ports/N/active_delay_ms	(rw) milliseconds		(IB, rxe_ib.c)
  *	lag			(w) MS or "off"			(RoCE, rxe_net.c)
  *

@@ -407,6 +407,11 @@ int rxe_ib_init(struct rxe_dev *rxe, struct net_device *ndev)
 		ib->fault_knob[n].rib = ib;
 		ib->fault_knob[n].kind = n;
 	}
+	ib->sa_fail.rib = ib;
+	ib->sa_fail.max_status = 0xffff;
+	ib->smp_fail.rib = ib;
+	/* bit 15 of an SMP's status is its direction (IB_SMP_DIRECTION) */
+	ib->smp_fail.max_status = 0x7fff;
 	rxe->ib = ib;
 
 	for (n = 1; n <= ib->num_ports; n++) {
@@ -1669,6 +1674,73 @@ static const struct file_operations rxe_knob_link_fops = {
 	.write = rxe_knob_link_write,
 };
 
+/*
+ * ports/N/lid: writing a unicast LID (1-0xbfff) gives the port that LID,
+ * as a subnet manager's SubnSet(PortInfo) does, with
+ * IB_EVENT_LID_CHANGE when it changed (ib_sa, IPoIB and the RDMA CM
+ * follow it); a port that is its own SM (no subnet manager) moves its SM
+ * LID with it.  Peers learn the new LID from the frames that carry it.
+ * For tests: a LID that changes under live consumers, or one that
+ * collides with a peer's (rxe_ib_lid_collision()).
+ */
+static ssize_t rxe_knob_lid_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct rxe_ib_port *p = file->private_data;
+	u32 port_num = p - p->rxe->ib->port + 1;
+	struct rxe_dev *rxe = p->rxe;
+	struct rxe_port *port = rxe_port(rxe, port_num);
+	unsigned long flags;
+	struct ib_event ev;
+	char buf[16], end;
+	int lid, ret;
+	u16 old;
+
+	ret = rxe_knob_line(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (sscanf(buf, "%i %c", &lid, &end) != 1 || lid < 1 ||
+	    lid > RXE_IB_LID_UCAST_MAX)
+		return -EINVAL;
+	if (!ib_device_try_get(&rxe->ib_dev))
+		return -ENODEV;
+
+	spin_lock_irqsave(&p->lid_lock, flags);
+	old = p->lid;
+	WRITE_ONCE(p->lid, lid);
+	WRITE_ONCE(port->attr.lid, lid);
+	/* with no subnet manager the port is its own SM (rxe_sa.c) */
+	if (port->attr.sm_lid == old)
+		WRITE_ONCE(port->attr.sm_lid, lid);
+	spin_unlock_irqrestore(&p->lid_lock, flags);
+
+	if (old != lid) {
+		rxe_info_dev(rxe, "port %u moved from LID 0x%x to LID 0x%x (debugfs)\n",
+			     port_num, old, lid);
+		ev.device = &rxe->ib_dev;
+		ev.element.port_num = port_num;
+		ev.event = IB_EVENT_LID_CHANGE;
+		ib_dispatch_event(&ev);
+	}
+	ib_device_put(&rxe->ib_dev);
+	return len;
+}
+
+static const struct file_operations rxe_knob_lid_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rxe_knob_lid_write,
+};
+
+/* take one of the failures @f has still to give: its status, or 0 */
+static u16 rxe_ib_mad_fail_take(struct rxe_ib_mad_fail *f)
+{
+	if (likely(!atomic_read(&f->count)) ||
+	    atomic_dec_if_positive(&f->count) < 0)
+		return 0;
+	return READ_ONCE(f->status);
+}
+
 /**
  * rxe_ib_sa_fail() - whether debugfs sa_fail asks the built-in SA to fail
  * a request
@@ -1690,19 +1762,38 @@ static const struct file_operations rxe_knob_link_fops = {
  */
 bool rxe_ib_sa_fail(struct rxe_dev *rxe, u16 *status)
 {
-	atomic_t *n = &rxe->ib->sa_fail;
-
-	if (likely(!atomic_read(n)) || atomic_dec_if_positive(n) < 0)
-		return false;
-	*status = READ_ONCE(rxe->ib->sa_fail_status);
-	return true;
+	*status = rxe_ib_mad_fail_take(&rxe->ib->sa_fail);
+	return *status;
 }
 
-static ssize_t rxe_knob_sa_fail_write(struct file *file,
-				      const char __user *ubuf, size_t len,
-				      loff_t *ppos)
+/**
+ * rxe_ib_smp_fail() - whether debugfs smp_fail asks the SMA to fail an SMP
+ * @rxe: the device the SMP is for
+ * @status: gets the MAD status to answer with
+ *
+ * Writing "COUNT STATUS" to a soft IB device's smp_fail makes its subnet
+ * management agent answer the next COUNT Get and Set SMPs that pass the
+ * M_Key check, from the wire or local, with MAD status STATUS (1-0x7fff:
+ * 0x001c an invalid attribute or modifier, 0x000c an unsupported method
+ * and attribute, 0x0001 busy, ...; the direction bit is the SMA's) and
+ * the SMP's data unchanged, without acting on a Set; "0 0" disarms it,
+ * and reading gives the answers still to fail and the status.  For tests:
+ * what a subnet manager and the diagnostic tools do when an SMA says no.
+ *
+ * Context: the MAD layer's, any.
+ * Return: true if the SMP is to be failed (and one is used up)
+ */
+bool rxe_ib_smp_fail(struct rxe_dev *rxe, u16 *status)
 {
-	struct rxe_ib *rib = file->private_data;
+	*status = rxe_ib_mad_fail_take(&rxe->ib->smp_fail);
+	return *status;
+}
+
+static ssize_t rxe_knob_mad_fail_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *ppos)
+{
+	struct rxe_ib_mad_fail *f = file->private_data;
 	unsigned int count;
 	char buf[32], end;
 	int status, ret;
@@ -1711,37 +1802,36 @@ static ssize_t rxe_knob_sa_fail_write(struct file *file,
 	if (ret)
 		return ret;
 	if (sscanf(buf, "%u %i %c", &count, &status, &end) != 2 ||
-	    count > INT_MAX || status < 0 || status > 0xffff ||
+	    count > INT_MAX || status < 0 || status > f->max_status ||
 	    (count && !status))
 		return -EINVAL;
 
-	mutex_lock(&rib->fault_lock);
+	mutex_lock(&f->rib->fault_lock);
 	/* the status before the count: a request that takes one finds it */
-	atomic_set(&rib->sa_fail, 0);
-	WRITE_ONCE(rib->sa_fail_status, status);
-	atomic_set(&rib->sa_fail, count);
-	mutex_unlock(&rib->fault_lock);
+	atomic_set(&f->count, 0);
+	WRITE_ONCE(f->status, status);
+	atomic_set(&f->count, count);
+	mutex_unlock(&f->rib->fault_lock);
 	return len;
 }
 
-static ssize_t rxe_knob_sa_fail_read(struct file *file, char __user *ubuf,
-				     size_t len, loff_t *ppos)
+static ssize_t rxe_knob_mad_fail_read(struct file *file, char __user *ubuf,
+				      size_t len, loff_t *ppos)
 {
-	struct rxe_ib *rib = file->private_data;
+	struct rxe_ib_mad_fail *f = file->private_data;
 	char buf[24];
 	int n;
 
 	n = scnprintf(buf, sizeof(buf), "%d 0x%04x\n",
-		      atomic_read(&rib->sa_fail),
-		      READ_ONCE(rib->sa_fail_status));
+		      atomic_read(&f->count), READ_ONCE(f->status));
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
-static const struct file_operations rxe_knob_sa_fail_fops = {
+static const struct file_operations rxe_knob_mad_fail_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.read = rxe_knob_sa_fail_read,
-	.write = rxe_knob_sa_fail_write,
+	.read = rxe_knob_mad_fail_read,
+	.write = rxe_knob_mad_fail_write,
 };
 
 /**
@@ -1761,8 +1851,10 @@ void rxe_ib_debugfs_add(struct rxe_dev *rxe)
 				    &rxe->ib->fault_knob[k],
 				    &rxe_knob_fault_fops);
 	debugfs_create_x16("lost_sls", 0600, dir, &rxe->ib->lost_sls);
-	debugfs_create_file("sa_fail", 0600, dir, rxe->ib,
-			    &rxe_knob_sa_fail_fops);
+	debugfs_create_file("sa_fail", 0600, dir, &rxe->ib->sa_fail,
+			    &rxe_knob_mad_fail_fops);
+	debugfs_create_file("smp_fail", 0600, dir, &rxe->ib->smp_fail,
+			    &rxe_knob_mad_fail_fops);
 	ports = debugfs_create_dir("ports", dir);
 	for (n = 1; n <= rxe_ib_num_ports(rxe); n++) {
 		snprintf(name, sizeof(name), "%u", n);
@@ -1771,6 +1863,8 @@ void rxe_ib_debugfs_add(struct rxe_dev *rxe)
 				    &rxe_knob_pkey_fops);
 		debugfs_create_file("link", 0600, pdir, rxe_ib_port(rxe, n),
 				    &rxe_knob_link_fops);
+		debugfs_create_file("lid", 0200, pdir, rxe_ib_port(rxe, n),
+				    &rxe_knob_lid_fops);
 		debugfs_create_u32("active_delay_ms", 0600, pdir,
 				   &rxe_ib_port(rxe, n)->active_delay_ms);
 	}

@@ -314,6 +314,20 @@ struct rxe_ib_fault_knob {
 };
 
 /**
+ * struct rxe_ib_mad_fail - a debugfs knob that fails the next MAD answers
+ * @rib: the device's IB state, whose fault_lock serialises the writes
+ * @count: how many of the next requests get a failed answer
+ * @status: the MAD status of those answers
+ * @max_status: the highest status the knob accepts
+ */
+struct rxe_ib_mad_fail {
+	struct rxe_ib		*rib;
+	atomic_t		count;
+	u16			status;
+	u16			max_status;
+};
+
+/**
  * struct rxe_ib - state of the InfiniBand mode of an rxe device
  * @num_ports: the number of ports, fixed when the device is created
  *	(the sib_ports module parameter)
@@ -330,9 +344,9 @@ struct rxe_ib_fault_knob {
  *	fault (debugfs drop, corrupt, delay; rxe_ib_fault())
  * @delay_ms: debugfs delay: per class, how late
  * @fault_knob: what the files of those knobs stand for
- * @sa_fail: debugfs sa_fail: how many of the next requests the built-in
- *	SA answers with @sa_fail_status (rxe_ib_sa_fail())
- * @sa_fail_status: that MAD status
+ * @sa_fail: debugfs sa_fail: the requests the built-in SA fails
+ *	(rxe_ib_sa_fail())
+ * @smp_fail: debugfs smp_fail: the SMPs the SMA fails (rxe_ib_smp_fail())
  * @port: the ports, port 1 first; use rxe_ib_port()
  */
 struct rxe_ib {
@@ -345,8 +359,8 @@ struct rxe_ib {
 				     [RXE_IB_NUM_FAULT_CLASSES];
 	u32			delay_ms[RXE_IB_NUM_FAULT_CLASSES];
 	struct rxe_ib_fault_knob fault_knob[RXE_IB_NUM_FAULT_KINDS];
-	atomic_t		sa_fail;
-	u16			sa_fail_status;
+	struct rxe_ib_mad_fail	sa_fail;
+	struct rxe_ib_mad_fail	smp_fail;
 	struct rxe_ib_port	port[RXE_IB_MAX_PORTS];
 };
 
@@ -390,6 +404,7 @@ void rxe_ib_module_init(void);
 void rxe_ib_module_exit(void);
 void rxe_ib_debugfs_add(struct rxe_dev *rxe);
 bool rxe_ib_sa_fail(struct rxe_dev *rxe, u16 *status);
+bool rxe_ib_smp_fail(struct rxe_dev *rxe, u16 *status);
 
 int rxe_ib_chk_attr(struct rxe_dev *rxe, struct rdma_ah_attr *attr);
 void rxe_ib_init_av(struct rdma_ah_attr *attr, struct rxe_av *av);

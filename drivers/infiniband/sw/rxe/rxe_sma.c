@@ -990,7 +990,8 @@ void rxe_sma_module_exit(void)
  *
  * Context: any; takes the port's spinlocks with interrupts off.
  * Return: IB_MAD_RESULT_* flags as the process_mad op returns them:
- * SUCCESS | REPLY with the answer in @out, SUCCESS for an SMP the SMA
+ * SUCCESS | REPLY with the answer in @out (with the status debugfs
+ * smp_fail gives, rxe_ib_smp_fail(), when it fails the SMP), SUCCESS for an SMP the SMA
  * leaves to the MAD agents (responses, traps, TrapRepresses, SMInfo for
  * the port's SM), SUCCESS | CONSUMED for one it drops (wrong M_Key).
  */
@@ -999,6 +1000,7 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
 					 struct ib_mad *out)
 {
 	struct ib_smp *smp = (struct ib_smp *)out;
+	u16 status;
 
 	/* the agents take the responses and the traps */
 	if (in->mad_hdr.method & IB_MGMT_METHOD_RESP ||
@@ -1012,6 +1014,13 @@ VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
 
 	if (!rxe_sma_mkey_ok(rxe, port_num, smp, mad_flags))
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+
+	/* debugfs smp_fail; SMInfo may be for the port's SM, not the SMA */
+	if ((smp->method == IB_MGMT_METHOD_GET ||
+	     smp->method == IB_MGMT_METHOD_SET) &&
+	    smp->attr_id != IB_SMP_ATTR_SM_INFO &&
+	    unlikely(rxe_ib_smp_fail(rxe, &status)))
+		return rxe_sma_reply_status(smp, cpu_to_be16(status));
 
 	switch (smp->method) {
 	case IB_MGMT_METHOD_GET:

@@ -404,6 +404,77 @@ static void rxe_sma_test_mkey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
 }
 
+/*
+ * debugfs smp_fail (rxe_ib_smp_fail()): the next Gets and Sets that pass
+ * the M_Key check are answered with its status and change nothing; an
+ * SMP dropped for its M_Key, an SMInfo and a TrapRepress use none up.
+ */
+static void rxe_sma_test_smp_fail(struct kunit *test)
+{
+	struct rxe_dev *rxe = test->priv;
+	struct rxe_ib_mad_fail *f = &rxe->ib->smp_fail;
+	struct ib_smp *in, *set, *out;
+
+	in = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	set = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(struct ib_mad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+
+	/* a Set of the port's PortInfo with another LID, made beforehand */
+	mad_init(in, LR, GET, IB_SMP_ATTR_PORT_INFO, 0);
+	KUNIT_ASSERT_EQ(test, process(test, in, out), REPLY);
+	mad_init(set, LR, SET, IB_SMP_ATTR_PORT_INFO, 0);
+	memcpy(set->data, out->data, sizeof(set->data));
+	((struct ib_port_info *)set->data)->linkspeed_portstate &= 0xf0;
+	((struct ib_port_info *)set->data)->portphysstate_linkdown &= 0x0f;
+	((struct ib_port_info *)set->data)->lid = cpu_to_be16(0x42);
+
+	f->status = 0x0001;
+	atomic_set(&f->count, 4);
+
+	/* a directed-route Get: the status, the direction bit the SMA's */
+	mad_init(in, DR, GET, IB_SMP_ATTR_NODE_INFO, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x8001);
+	KUNIT_EXPECT_EQ(test, out->method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->count), 3);
+
+	/* the Set: failed, the LID kept */
+	KUNIT_EXPECT_EQ(test, process(test, set, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x0001);
+	KUNIT_EXPECT_EQ(test, rxe_ib_port(rxe, RXE_PORT)->lid, TEST_LID);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->count), 2);
+
+	/* none used up by an M_Key drop, an SMInfo, a TrapRepress */
+	test_port(rxe)->sma.mkey = cpu_to_be64(0x1234);
+	test_port(rxe)->sma.mkey_prot = 1;
+	KUNIT_EXPECT_EQ(test, process(test, set, out), DROP);
+	test_port(rxe)->sma.mkey_prot = 0;
+	test_port(rxe)->sma.mkey = 0;
+	mad_init(in, DR, GET, IB_SMP_ATTR_SM_INFO, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x800c);
+	mad_init(in, LR, IB_MGMT_METHOD_TRAP_REPRESS, IB_SMP_ATTR_NOTICE, 0);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), PASS_ON);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->count), 2);
+
+	/* the last two, then the SMA answers again */
+	KUNIT_EXPECT_EQ(test, process(test, set, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x0001);
+	mad_init(in, LR, GET, IB_SMP_ATTR_PORT_INFO, 1);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0x0001);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->count), 0);
+	KUNIT_EXPECT_EQ(test, rxe_ib_port(rxe, RXE_PORT)->lid, TEST_LID);
+	KUNIT_EXPECT_EQ(test, process(test, in, out), REPLY);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(((struct ib_port_info *)out->data)->lid),
+			TEST_LID);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->count), 0);
+}
+
 /* The SM of the port (IsSM) takes SMInfo; an SM-disabled port drops it. */
 static void rxe_sma_test_sm_info(struct kunit *test)
 {
@@ -999,6 +1070,7 @@ static struct kunit_case rxe_sma_test_cases[] = {
 	KUNIT_CASE(rxe_sma_test_contents),
 	KUNIT_CASE(rxe_sma_test_set_refused),
 	KUNIT_CASE(rxe_sma_test_mkey),
+	KUNIT_CASE(rxe_sma_test_smp_fail),
 	KUNIT_CASE(rxe_sma_test_sm_info),
 	KUNIT_CASE(rxe_sma_test_notice_144),
 	KUNIT_CASE(rxe_sma_test_notice_257),
