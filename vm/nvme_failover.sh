@@ -1,11 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# rdma-ha: guests=2 timeout=600 kernel=patched,debian initrd=nvme
+# rdma-ha: guests=2 timeout=600 kernel=patched,debian,stock initrd=nvme
 #
-# Not on the stock kernel in make check: after the cut of the active link
+# On the stock kernel only the administrative switch and the fail-back
+# (the baseline the modes are measured against: nvme-rdma resets the
+# controller on each and reconnects, fio's verified writes run clean),
+# no cut, flap or loss of both links: after the cut of the active link
 # (rxe on an Ethernet bond, fail_over_mac=active) the stock host's
-# controller does not reconnect (2 of 2 runs in session 15, once in the
-# session-14 check; one earlier run reconnected in 1.5 s).  Its QP1 is in
+# controller may not reconnect (2 of 2 runs in session 15, once in the
+# session-14 check; one earlier run reconnected in 1.5 s, and the
+# three stock rounds of bench_nvme_failover in README after every cut).
+# When it does not, its QP1 is in
 # the error state (rdma resource show qp: "lqpn 1 type GSI state ERR"):
 # the failover deleted the GID a MAD was being sent from, stock rxe moved
 # QP1 to ERR on that send error, and every later MAD is flushed, so the
@@ -673,9 +678,13 @@ run_mode() {
 	# follow, whose outcome is the same loss
 	LOST=0
 	[ "$TOPO/$MODE" != roce_slaves/notify ] || LOST=1
+	# the stock kernel: the switch and the fail-back, no cut and no flap
+	# (a cut may leave its QP1 in the error state: see the header)
+	CUTS=1
+	[ "$MODE" != stock ] || CUTS=0
 	act switch $SLAVE1
 	act switch $SLAVE0
-	if [ $LOST = 0 ]; then
+	if [ $LOST = 0 ] && [ $CUTS = 1 ]; then
 		act cut
 		restore
 		act flap
@@ -705,7 +714,7 @@ run_mode() {
 	cp $T/trace /tmp/trace$seq
 	# what the CM did on the flap
 	FLAP_ACTS= FLAP_UP= FLAP_DOWN_MS= FLAP_UNHELD=
-	if [ $LOST = 0 ]; then
+	if [ $LOST = 0 ] && [ $CUTS = 1 ]; then
 		set -- $W_4
 		FLAP_ACTS=$(cm_acts "$2" "$4")
 		if [ -n "$FLAP_PAT" ]; then
@@ -1074,7 +1083,9 @@ while [ $ROUND -le $ROUNDS ]; do
 	done
 	ROUND=$((ROUND + 1))
 done
-[ "${RDMA_HA_LOSS:-1}" = 0 ] || run_loss
+# (not on the stock kernel: the cut of both links may leave its QP1 in
+# the error state, and no connection could be made after it)
+[ "${RDMA_HA_LOSS:-1}" = 0 ] || [ "$MODES" = stock ] || run_loss
 dmesg | grep -E "nvme|nvmet|bond0" | tail -n 60
 [ $failed = 0 ] || fail "assertions failed"
 log "all assertions hold"
