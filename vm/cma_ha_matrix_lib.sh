@@ -1055,6 +1055,10 @@ mx_act() {
 	# facts by the same rules, are what its DREQ brings to this side
 	mx_klog
 	sed "s/^/RDMA-HA-DATA: act=$mx_act $MX_ACT fact: /" /tmp/mx-facts
+	# QP1 of each device: where the CM's MADs go (a stock rxe QP1 that
+	# a failed send moved to ERR flushes every later MAD)
+	rdma resource show qp lqpn 1 2>/dev/null |
+		sed "s/^/RDMA-HA-DATA: act=$mx_act $MX_ACT qp1: /"
 	peer_exchange "mx-end$mx_act" "$(cat /tmp/mx-facts)" 120
 	printf '%s\n' "$PEER_DATA" >/tmp/mx-peer-facts
 	peer=a
