@@ -991,9 +991,10 @@ void rxe_sma_module_exit(void)
  * Context: any; takes the port's spinlocks with interrupts off.
  * Return: IB_MAD_RESULT_* flags as the process_mad op returns them:
  * SUCCESS | REPLY with the answer in @out (with the status debugfs
- * smp_fail gives, rxe_ib_smp_fail(), when it fails the SMP), SUCCESS for an SMP the SMA
- * leaves to the MAD agents (responses, traps, TrapRepresses, SMInfo for
- * the port's SM), SUCCESS | CONSUMED for one it drops (wrong M_Key).
+ * smp_fail gives, rxe_ib_smp_fail(), when it fails the SMP), SUCCESS for
+ * an SMP the SMA leaves to the MAD agents (responses, traps,
+ * TrapRepresses, SMInfo for the port's SM), SUCCESS | CONSUMED for one it
+ * drops (wrong M_Key).
  */
 VISIBLE_IF_KUNIT int rxe_sma_process_smp(struct rxe_dev *rxe, u32 port_num,
 					 int mad_flags, const struct ib_mad *in,
