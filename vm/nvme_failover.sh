@@ -83,7 +83,7 @@
 #             toss per guest: IPoIB drops its carrier on the port error
 #             and takes it up again only when it has rejoined its
 #             multicast groups (seen: 0.1 to 3 s after a 50 ms flap), and
-#             bonding fails over if a link check (miimon 100 ms, or the
+#             bonding fails over if a link check (miimon 50 ms, or the
 #             end of a 200 ms downdelay) falls into that.  When one guest
 #             failed over and the other did not, these back-to-back links
 #             (each its own subnet) give the pair no common path until one
@@ -104,9 +104,12 @@
 # port going down, and on the series' CM within CM_REACT_MS (300 ms: the
 # port-down hold-off and 200 ms) of bonding's failover (miimon), less the
 # times the guest did not run; in align and fail-fast, which tear the
-# dead path down, within bonding's miimon and 100 ms of the cut's first
-# sign in the kernel (the port's "set down", or bonding's link check
-# when that came first), less those times.  Align (the
+# dead path down, within bonding's miimon (MIIMON_MS, 50 ms) and 100 ms
+# of the cut's first sign in the kernel (the port's "set down", or
+# bonding's link check when that came first), less those times: 150 ms,
+# which the CM's hold-off of 200 ms before session 40 does not meet
+# (fail-fast on IPoIB: 200 ms and more with the guest running).  With
+# miimon 100 the bound was 200 ms and could not tell the two apart.  Align (the
 # documentation: it tears every queue down on every failover, as notify
 # does, and the reconnection lands on the new port): resets on the switch,
 # the fail-back and the cut, and its events carry the path's state, never
@@ -174,6 +177,9 @@ CM_REACT_MS=$((PORT_HOLDOFF_MS + 200))
 # bonding's detection of the dead link (its miimon) and this many ms of
 # the port going down, less the times the guest did not run
 TEARDOWN_MS=100
+# bonding's MII monitor interval on both guests: shorter than the CM's
+# hold-off, so that the teardown bound tells the hold-off's length
+MIIMON_MS=50
 FLAP_DOWNDELAY_MS=5000
 # the loss of both links: ctrl_loss_tmo and how long the host waits for
 # the controller to be removed (the reconnection attempts meanwhile may
@@ -270,6 +276,8 @@ else
 	FLAP_PAT='' LOSS_PAT="bond0: now running without any active interface"
 	HA_DEVS=
 fi
+echo $MIIMON_MS >/sys/class/net/bond0/bonding/miimon ||
+	fail "bond0: miimon $MIIMON_MS"
 # the ports whose default the modes set (rdma_cm's configfs)
 for d in $HA_DEVS; do
 	mkdir -p "$CFG/$d" || fail "mkdir $CFG/$d"
@@ -360,7 +368,8 @@ act() {
 		# bonding's link check interval, which the teardown's bound
 		# includes
 		read_attr /sys/class/net/bond0/bonding/miimon
-		MIIMON_MS=$ATTR
+		[ "$ATTR" = "$MIIMON_MS" ] ||
+			fail "bond0's miimon is $ATTR, not $MIIMON_MS"
 		link_set n0 off
 		wait_for 10 _down_seen ||
 			fail "no kernel log of the cut ($DOWN_PAT)"
