@@ -166,6 +166,64 @@ bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, u32 port_num,
  */
 #define RXE_IB_LID_STEP	0x1f1f
 
+/**
+ * rxe_ib_dispatch() - Tell the clients of a port of @rxe of an event
+ * @rxe: the device
+ * @port_num: its port
+ * @type: the event
+ *
+ * Context: any; ib_dispatch_event() defers the handlers to a work item.
+ */
+void rxe_ib_dispatch(struct rxe_dev *rxe, u32 port_num,
+		     enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &rxe->ib_dev,
+		.element.port_num = port_num,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/**
+ * rxe_ib_set_lid() - Give a port another unicast LID, with no SM's say
+ * @rxe: the device
+ * @port_num: its port
+ * @lid: the LID, 1-RXE_IB_LID_UCAST_MAX
+ *
+ * What a subnet manager's SubnSet(PortInfo) does to the port's LID, for
+ * the moves no SM asked for: a LID collision (rxe_ib_lid_collision()),
+ * a test's knob.  A port that is its own SM (no subnet manager, rxe_sa.c)
+ * moves its SM LID with it.  When the LID changed, the port's clients are
+ * told (IB_EVENT_LID_CHANGE: ib_sa moves its SM address, IPoIB rejoins and
+ * resolves its paths again); peers learn the new LID from the frames that
+ * carry it.
+ *
+ * Context: any.
+ * Return: the port's LID before.
+ */
+u16 rxe_ib_set_lid(struct rxe_dev *rxe, u32 port_num, u16 lid)
+{
+	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
+	struct rxe_port *port = rxe_port(rxe, port_num);
+	unsigned long flags;
+	u16 old;
+
+	spin_lock_irqsave(&ib->lid_lock, flags);
+	old = ib->lid;
+	WRITE_ONCE(ib->lid, lid);
+	WRITE_ONCE(port->attr.lid, lid);
+	/* with no subnet manager the port is its own SM (rxe_sa.c) */
+	if (port->attr.sm_lid == old)
+		WRITE_ONCE(port->attr.sm_lid, lid);
+	spin_unlock_irqrestore(&ib->lid_lock, flags);
+
+	if (old != lid)
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_LID_CHANGE);
+	return old;
+}
+
 /*
  * Another port, at MAC address @mac, sent a frame that passed the ICRC
  * check with this port's LID as its SLID: two MAC addresses gave the same
@@ -181,8 +239,6 @@ static void rxe_ib_lid_collision(struct rxe_dev *rxe, u32 port_num,
 				 const u8 *mac)
 {
 	struct rxe_ib_port *ib = rxe_ib_port(rxe, port_num);
-	struct rxe_port *port = rxe_port(rxe, port_num);
-	struct ib_event ev;
 	u16 old, lid;
 
 	if (memcmp(ib->ndev->dev_addr, mac, ETH_ALEN) < 0) {
@@ -191,25 +247,14 @@ static void rxe_ib_lid_collision(struct rxe_dev *rxe, u32 port_num,
 		return;
 	}
 
-	spin_lock(&ib->lid_lock);
-	old = ib->lid;
+	old = READ_ONCE(ib->lid);
 	lid = old;
 	do {
 		lid = (lid - 1 + RXE_IB_LID_STEP) % RXE_IB_LID_UCAST_MAX + 1;
 	} while (lid != old && xa_load(&ib->neigh, lid));
-	WRITE_ONCE(ib->lid, lid);
-	port->attr.lid = lid;
-	/* with no subnet manager the port is its own SM (rxe_sa.c) */
-	if (port->attr.sm_lid == old)
-		WRITE_ONCE(port->attr.sm_lid, lid);
-	spin_unlock(&ib->lid_lock);
-
+	old = rxe_ib_set_lid(rxe, port_num, lid);
 	rxe_err_dev(rxe, "LID 0x%x of %s is also used by %pM: moved to LID 0x%x\n",
 		    old, ib->ndev->name, mac, lid);
-	ev.device = &rxe->ib_dev;
-	ev.element.port_num = port_num;
-	ev.event = IB_EVENT_LID_CHANGE;
-	ib_dispatch_event(&ev);
 }
 
 /* whether the packet @pkt of @skb, its headers set, has a valid ICRC */
@@ -1236,18 +1281,6 @@ static void rxe_ib_port_info(struct rxe_dev *rxe, u32 port_num,
 		dev_info(&rxe->ib_dev.dev, "port %u: %s\n", port_num, what);
 }
 
-static void rxe_ib_dispatch(struct rxe_dev *rxe, u32 port_num,
-			    enum ib_event_type type)
-{
-	struct ib_event ev = {
-		.device = &rxe->ib_dev,
-		.element.port_num = port_num,
-		.event = type,
-	};
-
-	ib_dispatch_event(&ev);
-}
-
 static void rxe_ib_active_work(struct work_struct *work)
 {
 	struct rxe_ib_port *p = container_of(to_delayed_work(work),
@@ -1689,9 +1722,6 @@ static ssize_t rxe_knob_lid_write(struct file *file, const char __user *ubuf,
 	struct rxe_ib_port *p = file->private_data;
 	u32 port_num = p - p->rxe->ib->port + 1;
 	struct rxe_dev *rxe = p->rxe;
-	struct rxe_port *port = rxe_port(rxe, port_num);
-	unsigned long flags;
-	struct ib_event ev;
 	char buf[16], end;
 	int lid, ret;
 	u16 old;
@@ -1705,23 +1735,10 @@ static ssize_t rxe_knob_lid_write(struct file *file, const char __user *ubuf,
 	if (!ib_device_try_get(&rxe->ib_dev))
 		return -ENODEV;
 
-	spin_lock_irqsave(&p->lid_lock, flags);
-	old = p->lid;
-	WRITE_ONCE(p->lid, lid);
-	WRITE_ONCE(port->attr.lid, lid);
-	/* with no subnet manager the port is its own SM (rxe_sa.c) */
-	if (port->attr.sm_lid == old)
-		WRITE_ONCE(port->attr.sm_lid, lid);
-	spin_unlock_irqrestore(&p->lid_lock, flags);
-
-	if (old != lid) {
+	old = rxe_ib_set_lid(rxe, port_num, lid);
+	if (old != lid)
 		rxe_info_dev(rxe, "port %u moved from LID 0x%x to LID 0x%x (debugfs)\n",
 			     port_num, old, lid);
-		ev.device = &rxe->ib_dev;
-		ev.element.port_num = port_num;
-		ev.event = IB_EVENT_LID_CHANGE;
-		ib_dispatch_event(&ev);
-	}
 	ib_device_put(&rxe->ib_dev);
 	return len;
 }

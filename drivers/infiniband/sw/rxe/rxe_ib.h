@@ -438,6 +438,9 @@ bool rxe_ib_gid_to_lid(struct rxe_dev *rxe, u32 port_num,
 		       const union ib_gid *gid, u16 *lid);
 u32 rxe_ib_port_of(struct rxe_dev *rxe, struct net_device *ndev);
 void rxe_ib_set_port_state(struct rxe_dev *rxe, u32 port_num);
+void rxe_ib_dispatch(struct rxe_dev *rxe, u32 port_num,
+		     enum ib_event_type type);
+u16 rxe_ib_set_lid(struct rxe_dev *rxe, u32 port_num, u16 lid);
 void rxe_ib_notify(struct rxe_dev *rxe, struct net_device *ndev,
 		   unsigned long event);
 

@@ -267,18 +267,6 @@ static int rxe_sma_get_port_info(struct rxe_dev *rxe, u32 port_num,
 	return rxe_sma_reply(smp);
 }
 
-static void rxe_sma_event(struct rxe_dev *rxe, u32 port_num,
-			  enum ib_event_type type)
-{
-	struct ib_event ev = {
-		.device = &rxe->ib_dev,
-		.element.port_num = port_num,
-		.event = type,
-	};
-
-	ib_dispatch_event(&ev);
-}
-
 /* the unicast LIDs: 0x0001-0xBFFF */
 static bool rxe_sma_lid_ok(u16 lid)
 {
@@ -471,13 +459,13 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, u32 port_num,
 	spin_unlock_irqrestore(&port->port_lock, flags);
 
 	if (lid_changed)
-		rxe_sma_event(rxe, port_num, IB_EVENT_LID_CHANGE);
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_LID_CHANGE);
 	if (sm_changed)
-		rxe_sma_event(rxe, port_num, IB_EVENT_SM_CHANGE);
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_SM_CHANGE);
 	if (gid_changed)
-		rxe_sma_event(rxe, port_num, IB_EVENT_GID_CHANGE);
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_GID_CHANGE);
 	if (pi->clientrereg_resv_subnetto & 0x80)
-		rxe_sma_event(rxe, port_num, IB_EVENT_CLIENT_REREGISTER);
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_CLIENT_REREGISTER);
 
 	/*
 	 * Arm or activate the port; the netdevice may have lost its carrier
@@ -491,7 +479,7 @@ static int rxe_sma_set_port_info(struct rxe_dev *rxe, u32 port_num,
 				    IB_PORT_ACTIVE) == IB_PORT_ARMED;
 	if (activated) {
 		dev_info(&rxe->ib_dev.dev, "set active by the SM\n");
-		rxe_sma_event(rxe, port_num, IB_EVENT_PORT_ACTIVE);
+		rxe_ib_dispatch(rxe, port_num, IB_EVENT_PORT_ACTIVE);
 	}
 
 	return rxe_sma_get_port_info(rxe, in_port, smp);
