@@ -121,6 +121,12 @@ rxe_add rxe1 eth1
 wait_ping "$PEER_IP" 60
 check "bond0 fail_over_mac none" 'grep -q "^none" /sys/class/net/bond0/bonding/fail_over_mac'
 check "bond0's GID on rxe0 (the active slave's port) only" 'gids_on rxe0'
+# both slaves carry bond0's address; ib_cm tells a connection's remote
+# side by node GUID and QPN, which two devices with one GUID would share
+guid0=$(cat /sys/class/infiniband/rxe0/node_guid)
+guid1=$(cat /sys/class/infiniband/rxe1/node_guid)
+check "rxe0 and rxe1 have node GUIDs of their own ($guid0, $guid1)" \
+	'[ -n "$guid0" ] && [ "$guid0" != "$guid1" ]'
 roce_trace_start
 barrier ready 120
 log "bond0 over eth0/eth1 up, fail_over_mac $(cat /sys/class/net/bond0/bonding/fail_over_mac), rxe0/rxe1 on the slaves"

@@ -58,8 +58,10 @@
 # bound to bond0's address, so it listens on the port that held the GID
 # when it was created, and is not extended to the new active slave's
 # port (align and fail-fast extend it).  The host's reconnections reach
-# the new port and are rejected (REJ "invalid service ID"; first "stale
-# connection" while the target still holds the old queues) until the
+# the new port and are rejected (REJ "invalid service ID"; before "RDMA/rxe:
+# Take the node GUID from the permanent hardware address" first "stale
+# connection" while the target still held the old queues, the two rxe
+# devices sharing bond0's node GUID and numbering QPs alike) until the
 # bond fails back; seen, after a cut that
 # no fail-back followed, the controller removed at ctrl_loss_tmo and fio
 # failing with I/O errors.  So notify there runs the switch (asserting
@@ -759,7 +761,7 @@ klog_flap() {
 
 # report: this guest's side of the mode's events.
 report() {
-	local tb tcm react react_net down down_net rej k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
+	local tb tcm react react_net down down_net rej stale k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
 		ports want_ports ac0 acst
 	if [ "$ROLE" = b ]; then
 		sed "s/^/RDMA-HA-DATA: mode=$MODE fio: /" /tmp/fio$seq.out | grep -v '^.*fio: *$' | head -n 40
@@ -818,8 +820,11 @@ report() {
 					'[ "$live" != never ]'
 			if [ "$want_reset" = lost ]; then
 				rej=$(kmsg_count "m${seq}e$k" "m${seq}x$k" "nvme $C: Connect rejected: status 8 ")
+				stale=$(kmsg_count "m${seq}e$k" "m${seq}x$k" "nvme $C: Connect rejected: status 10 ")
 				check "$name: $MODE, as the stock CM, leaves the target's listener on the old port: error recovery ($er), its reconnections rejected for an invalid service ID ($rej), none connected ($rc, $est), not live again ($live)" \
 					'[ "$er" = 1 ] && [ "$rej" -ge 1 ] && [ "$rc" = 0 ] && [ "$est" = 0 ] && [ "$live" = never ]'
+				check "$name: none of them taken for a stale connection of the old port's device (REJ status 10: $stale)" \
+					'[ "$stale" = 0 ]'
 			elif [ "$want_reset" = back ]; then
 				check "$name: the fail-back brings the listener's port back: reconnected ($rc), queues connected again ($est)" \
 					'[ "$rc" -ge 1 ] && [ "$est" -ge 2 ]'
