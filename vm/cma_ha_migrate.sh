@@ -46,10 +46,16 @@
 #    back and bond0 fails back to ib0 under traffic: the connection stays
 #    on port 2 untouched (no CM event on the client, no WC error, no new
 #    connection, no stall over KEPT_MAX_GAP_MS, port 2 sends all along).
+#  5 a kernel consumer (rdma_cm_ha_test, CONFIG_RDMA_CMA_HA_TEST): a
+#    migrate client on kernel QPs with the same alternate path, a notify
+#    server; bond0 switched to ib1 on both guests with both links up (the
+#    old path healthy: the device migrates nothing by itself): the CM
+#    forces the client's kernel QP onto port 2, with no CM event, WC
+#    error, new connection or stall; the server's QP follows
+#    (IB_EVENT_PATH_MIG); the client's DREQ leaves from port 2.
 #    Then sib0 is deleted, with no refcount splat.
 # Left for later (README): re-arming a new alternate path (and so a
-# migration back), a kernel consumer, the CM finding the alternate path
-# itself.
+# migration back), the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
@@ -283,6 +289,101 @@ if [ "$ROLE" = b ]; then
 		'[ "$(longest_stall)" -le "$KEPT_MAX_GAP_MS" ]'
 fi
 stop
+
+# -- phase 5: a kernel consumer, moved by the CM itself --------------------
+# The CM forces a kernel QP onto its armed alternate path on a failover
+# (rdma_cm_ha_test: an RC ping client and echo server on kernel QPs).  An
+# administrative switch of bond0 to ib1 with both links up leaves the old
+# path healthy, so the device migrates nothing by itself: the client's QP
+# moves to port 2 because the CM moved it (its decision: migrate, and no
+# cm_ha_error), with no CM event, no WC error and no new connection on
+# the client; its pings leave from port 2 from then on.  The notify
+# server's kernel QP follows the first packet with its MigReq bit on its
+# alternate path (IB_EVENT_PATH_MIG, "path migration successful").  Then
+# the client ends the connection: its DREQ leaves from port 2 (the CM told
+# ib_cm) and the server gets DISCONNECTED status 0.
+seq=5
+KC=/sys/kernel/debug/rdma_cm_ha_test/ctl
+[ -e "$KC" ] || fail "no $KC (CONFIG_RDMA_CMA_HA_TEST)"
+PLOG=/tmp/kc.log
+# kc_log: the consumer's kernel log lines, CLOCK_MONOTONIC first
+kc_log() { dmesg | sed -n 's/^.*cma_ha_test: //p' >"$PLOG"; }
+barrier kc5 120
+echo >$T/trace
+T_WIN=$(now)
+if [ "$ROLE" = a ]; then
+	echo "listen $MY_IP 7495 notify" >$KC || fail "phase 5: listen"
+	barrier ksrv5 120
+else
+	barrier ksrv5 120
+	for bad in "connect $MY_IP $PEER_IP 7495 sideways" \
+	    "connect $MY_IP $PEER_IP 7495 migrate $GID2,1,2,3" \
+	    "connect $MY_IP nowhere 7495 migrate"; do
+		check "the consumer refuses \"$bad\" (EINVAL)" \
+			'! echo "$bad" >$KC 2>/dev/null'
+	done
+	echo "connect $MY_IP $PEER_IP 7495 migrate $ALT" >$KC ||
+		fail "phase 5: connect"
+fi
+wait_for 40 sh -c "dmesg | grep -q 'cma_ha_test: .* connected id=1 '" ||
+	fail "phase 5: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
+barrier kconn5 120
+kc_log
+[ "$ROLE" = a ] ||
+	check "the kernel client's alternate path was accepted" \
+		'grep -q " alt_path ret=0 id=1$" "$PLOG"'
+sleep 2
+x1_0=$(cat $P1/counters/port_xmit_packets) x2_0=$(cat $P2/counters/port_xmit_packets)
+act switch ib1
+x1_1=$(cat $P1/counters/port_xmit_packets) x2_1=$(cat $P2/counters/port_xmit_packets)
+kc_log
+data "what=kswitch port1_xmit=$x1_0..$x1_1 port2_xmit=$x2_0..$x2_1"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "kernel consumer: no WC error" '[ "$(count " wc_error ")" = 0 ]'
+check "kernel consumer: no new connection" '[ "$(count " connected id=")" = 0 ]'
+check "kernel consumer: no DISCONNECTED/UNREACHABLE/REJECTED" \
+	'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+# a ping (b) or an echo (a) every 10 ms, and the ACKs of the other side's
+check "kernel consumer: the traffic left from port 2 after the switch (PortXmitPkts $x2_0 -> $x2_1)" \
+	'[ $((x2_1 - x2_0)) -ge $((OBSERVE_S * 25)) ]'
+if [ "$ROLE" = b ]; then
+	check "the CM decided migrate for the kernel client on the switch" \
+		'decisions | grep -qE "mode=migrate event=bond-failover state=connected .* action=migrate$"'
+	check "the CM's migration of the kernel QP did not fail (no cm_ha_error)" \
+		'! grep -q " cm_ha_error: " $T/trace'
+	check "kernel consumer: no CM event on the client" \
+		'[ "$(count " cm_event .* id=1$")" = 0 ]'
+	check "kernel consumer: no stall over $KEPT_MAX_GAP_MS ms (longest $(longest_stall) ms)" \
+		'[ "$(longest_stall)" -le "$KEPT_MAX_GAP_MS" ]'
+	check "kernel consumer: port 1 sent next to nothing after the switch (PortXmitPkts $x1_0 -> $x1_1)" \
+		'[ $((x1_1 - x1_0)) -lt $(((x2_1 - x2_0) / 10)) ]'
+else
+	check "notify server: ADDR_CHANGE status 0" \
+		'[ "$(count "$(ev ADDR_CHANGE 0 1)")" = 1 ]'
+	check "notify server: its kernel QP migrated (IB_EVENT_PATH_MIG)" \
+		'[ "$(count " async event=path migration successful id=1$")" = 1 ]'
+fi
+dreq_tx0=$(cm2 tx dreq) dreq_rx0=$(cm2 rx dreq)
+barrier kend5 120
+T_WIN=$(now)
+if [ "$ROLE" = b ]; then
+	echo stop >$KC || fail "phase 5: stop"
+	check "the kernel client's DREQ went out of port 2" \
+		'[ "$(cm2 tx dreq)" -gt "$dreq_tx0" ]'
+	barrier kstop5 120
+else
+	wait_for 10 sh -c "dmesg | grep -q 'cma_ha_test: .* cm_event name=RDMA_CM_EVENT_DISCONNECTED status=0 id=1$'"
+	T_END=$(now)
+	kc_log
+	check "the kernel server got the DREQ: DISCONNECTED status 0" \
+		'[ "$(count "$(ev DISCONNECTED 0 1)")" = 1 ]'
+	check "the DREQ came in on port 2" '[ "$(cm2 rx dreq)" -gt "$dreq_rx0" ]'
+	barrier kstop5 120
+	echo stop >$KC || fail "phase 5: stop"
+fi
+kc_log
+sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
 barrier done 120
 # Then the device goes, and with it the last references to its GIDs:
 # no refcount splat (the runner fails on any).
