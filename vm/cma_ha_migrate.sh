@@ -356,8 +356,11 @@ if [ "$ROLE" = b ]; then
 		'[ "$(count " cm_event .* id=1$")" = 0 ]'
 	check "kernel consumer: no stall over $KEPT_MAX_GAP_MS ms (longest $(longest_stall) ms)" \
 		'[ "$(longest_stall)" -le "$KEPT_MAX_GAP_MS" ]'
-	check "kernel consumer: port 1 sent next to nothing after the switch (PortXmitPkts $x1_0 -> $x1_1)" \
-		'[ $((x1_1 - x1_0)) -lt $(((x2_1 - x2_0) / 10)) ]'
+	# (port 1 still carries some of the backup slave's and the CM's
+	# own traffic: 24 and 102 packets in two runs, against 1039 with
+	# the connection on it)
+	check "kernel consumer: port 1 sent less than a quarter of port 2's after the switch (PortXmitPkts $x1_0 -> $x1_1)" \
+		'[ $((x1_1 - x1_0)) -lt $(((x2_1 - x2_0) / 4)) ]'
 else
 	check "notify server: ADDR_CHANGE status 0" \
 		'[ "$(count "$(ev ADDR_CHANGE 0 1)")" = 1 ]'
@@ -365,8 +368,10 @@ else
 		'[ "$(count " async event=path migration successful id=1$")" = 1 ]'
 fi
 dreq_tx0=$(cm2 tx dreq) dreq_rx0=$(cm2 rx dreq)
-barrier kend5 120
+# b ends the connection as soon as it leaves the barrier, which a may
+# leave later: a's window opens before it (as in phase 2)
 T_WIN=$(now)
+barrier kend5 120
 if [ "$ROLE" = b ]; then
 	echo stop >$KC || fail "phase 5: stop"
 	check "the kernel client's DREQ went out of port 2" \

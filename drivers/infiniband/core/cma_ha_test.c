@@ -29,6 +29,10 @@
  * completion errors, "connected id=N", and gaps of 50 ms or more between
  * two echoes ("stall begin since=T", "stall end gap_ms=N").
  *
+ * The connections and the server stay until "stop", whatever happens to
+ * them, also on RDMA_CM_EVENT_DEVICE_REMOVAL: a device they use cannot go
+ * before "stop" (or the module's removal).
+ *
  * Copyright (c) 2026 rdma-ha developers
  */
 
@@ -293,15 +297,21 @@ static struct kc_conn *kc_conn_alloc(struct rdma_cm_id *id, bool client)
 
 /*
  * Tear @c down: its pings, its connection, its QP, its ID when it has one
- * (the CM destroys the ID of a request its handler refused), the rest.
+ * (the CM destroys the ID of a request its handler refused, and calls
+ * this from the handler), the rest.  Under the ID's handler lock first:
+ * a handler that runs after it sees @c stopping and touches nothing.
  */
 static void kc_conn_free(struct kc_conn *c, bool destroy_id)
 {
 	struct rdma_cm_id *id = c->id;
 
+	if (id && destroy_id)
+		rdma_lock_handler(id);
 	spin_lock_irq(&c->lock);
 	c->stopping = true;
 	spin_unlock_irq(&c->lock);
+	if (id && destroy_id)
+		rdma_unlock_handler(id);
 	cancel_delayed_work_sync(&c->ping_work);
 	if (id && id->qp) {
 		if (destroy_id)
@@ -431,6 +441,9 @@ static int kc_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		       kc_event_name(event->event), event->status);
 		return 0;
 	}
+	/* being torn down (kc_conn_free()): its resources are not ours */
+	if (READ_ONCE(c->stopping))
+		return 0;
 	kc_log("cm_event name=RDMA_CM_EVENT_%s status=%d id=%u",
 	       kc_event_name(event->event), event->status, c->num);
 
