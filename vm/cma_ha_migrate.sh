@@ -54,8 +54,11 @@
 #    error, new connection or stall; the server's QP follows
 #    (IB_EVENT_PATH_MIG); the client's DREQ leaves from port 2.
 #    Then sib0 is deleted, with no refcount splat.
-# Left for later (README): re-arming a new alternate path (and so a
-# migration back), the CM finding the alternate path itself.
+#  6 the same kernel consumer, moved to port 2 by a cut of link 0: link 0
+#    back, the client's CM arms the path on port 1 again (LAP, APR); link 1
+#    cut: the connection moves back to port 1 with no teardown, and its
+#    DREQ leaves from port 1.
+# Left for later (README): the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
 HA_RDEV=sib
@@ -389,6 +392,129 @@ else
 fi
 kc_log
 sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+
+# -- phase 6: the path a migration left is armed again; the way back -------
+# A kernel migrate client, moved to port 2 by a cut of link 0.  When link 0
+# is back and port 1 ACTIVE again, the client's CM arms the path on port 1
+# as the connection's new alternate path: its decision "rearm" on
+# port-active, a LAP from b that a's CM answers with an APR once its
+# kernel QP has the path (port 2's CM counters), and the client's QP is
+# armed on the APR (no cm_ha_error on either side).  Then link 1 is cut:
+# the connection moves back to port 1 (both QPs: IB_EVENT_PATH_MIG again)
+# with no teardown, no CM event on the client, no WC error, no new
+# connection, and a gap within MIGRATE_GAP_MS; with link 1 still cut the
+# client's DREQ leaves from port 1 and the server gets it.  Before the CM
+# rearmed, nothing loaded a new alternate path: the cut of link 1 left the
+# connection on a dead port 2 until its retries ran out (a WC error).
+seq=6
+# cmp N DIR MSG: ib_cm's counter of MSG (tx|rx) on port N
+cmp() { cat "/sys/class/infiniband/sib0/ports/$1/cm_$2_msgs/$3"; }
+barrier kc6 120
+bond_activate ib0
+wait_ping "$PEER_IP" 60
+echo >$T/trace
+T_WIN=$(now) T_WIN0=$(now)
+if [ "$ROLE" = a ]; then
+	echo "listen $MY_IP 7496 notify" >$KC || fail "phase 6: listen"
+	barrier ksrv6 120
+else
+	barrier ksrv6 120
+	echo "connect $MY_IP $PEER_IP 7496 migrate $ALT" >$KC ||
+		fail "phase 6: connect"
+fi
+wait_for 40 sh -c "dmesg | grep -qE 'cma_ha_test: .* connected id=[0-9]+ port=1$'" ||
+	fail "phase 6: no kernel connection on port 1: $(dmesg | grep cma_ha_test: | tail -n 5)"
+kc_log
+KID=$(sed -n 's/.* connected id=\([0-9]*\) port=1$/\1/p' "$PLOG" | tail -n 1)
+log "phase 6: kernel connection id=$KID"
+barrier kconn6 120
+sleep 2
+cut_active 0 ib1
+act_window kcut6
+kc_log
+check "phase 6: the QPs migrated to port 2 on the cut of link 0" \
+	'[ "$(count " async event=path migration successful id=$KID$")" = 1 ]'
+lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap) apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+echo >$T/trace
+link0_back kback6
+# the client's QP is armed once the APR is in (the port's 100 ms hold-off,
+# a LAP and an APR): wait for it, then let the armed path carry a packet
+if [ "$ROLE" = b ]; then
+	wait_for 20 sh -c '[ "$(cm2 rx apr)" -gt "'"$apr_rx0"'" ]'
+else
+	wait_for 20 sh -c '[ "$(cm2 tx apr)" -gt "'"$apr_tx0"'" ]'
+fi
+sleep 1
+data "what=rearm lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "phase 6: no cm_ha_error while the path on port 1 was armed again" \
+	'! grep -q " cm_ha_error: " $T/trace'
+if [ "$ROLE" = b ]; then
+	check "the CM decided rearm for the kernel client when port 1 came back" \
+		'decisions | grep -qE "mode=migrate event=port-active state=connected path=.*rearm.* action=rearm$"'
+	check "the client's CM sent a LAP on port 2" \
+		'[ "$(cm2 tx lap)" -gt "$lap_tx0" ]'
+	check "the client got the server's APR on port 2" \
+		'[ "$(cm2 rx apr)" -gt "$apr_rx0" ]'
+else
+	check "the server's CM got the LAP on port 2" \
+		'[ "$(cm2 rx lap)" -gt "$lap_rx0" ]'
+	check "the server's CM answered with an APR on port 2" \
+		'[ "$(cm2 tx apr)" -gt "$apr_tx0" ]'
+	check "a's CM sent no LAP of its own (the active side loads paths)" \
+		'[ "$(cm2 tx lap)" = "$lap_tx0" ]'
+fi
+echo >$T/trace
+x1_0=$(cat $P1/counters/port_xmit_packets)
+cut_active 1 ib0
+act_window kcut6b
+x1_1=$(cat $P1/counters/port_xmit_packets)
+kc_log
+data "what=kcut-back port1_xmit=$x1_0..$x1_1"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "phase 6: the QPs migrated back to port 1 on the cut of link 1" \
+	'[ "$(count " async event=path migration successful id=$KID$")" = 1 ]'
+check "phase 6: no WC error" '[ "$(count " wc_error ")" = 0 ]'
+check "phase 6: no new connection" '[ "$(count " connected id=")" = 0 ]'
+check "phase 6: no DISCONNECTED/UNREACHABLE/REJECTED" \
+	'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+check "phase 6: the traffic is on port 1 again (PortXmitPkts $x1_0 -> $x1_1)" \
+	'[ $((x1_1 - x1_0)) -ge $((OBSERVE_S * 25)) ]'
+if [ "$ROLE" = b ]; then
+	check "the CM decided migrate for the kernel client on the cut of link 1" \
+		'decisions | grep -qE "mode=migrate event=(bond-failover|port-err) state=connected .* action=migrate$"'
+	check "the move back did not fail (no cm_ha_error)" \
+		'! grep -q " cm_ha_error: " $T/trace'
+	check "phase 6: no CM event on the client" \
+		'[ "$(count " cm_event .* id=$KID$")" = 0 ]'
+	check "phase 6: gap across the cut of link 1 within $MIGRATE_GAP_MS ms (longest $(longest_stall) ms)" \
+		'[ "$(longest_stall)" -le "$MIGRATE_GAP_MS" ]'
+fi
+dreq_tx0=$(cmp 1 tx dreq) dreq_rx0=$(cmp 1 rx dreq)
+T_WIN=$(now)
+barrier kend6 120
+if [ "$ROLE" = b ]; then
+	echo stop >$KC || fail "phase 6: stop"
+	check "the kernel client's DREQ went out of port 1, link 1 cut" \
+		'[ "$(cmp 1 tx dreq)" -gt "$dreq_tx0" ]'
+	barrier kstop6 120
+else
+	wait_for 10 sh -c "dmesg | grep -q 'cma_ha_test: .* cm_event name=RDMA_CM_EVENT_DISCONNECTED status=0 id=$KID$'"
+	T_END=$(now)
+	kc_log
+	check "the kernel server got the DREQ: DISCONNECTED status 0" \
+		'[ "$(count "$(ev DISCONNECTED 0 "$KID")")" = 1 ]'
+	check "the DREQ came in on port 1" '[ "$(cmp 1 rx dreq)" -gt "$dreq_rx0" ]'
+	barrier kstop6 120
+	echo stop >$KC || fail "phase 6: stop"
+fi
+kc_log
+awk -v w0="$T_WIN0" '$1 >= w0' "$PLOG" | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /"
+barrier link1back6 120
+[ "$ROLE" = a ] && host_cmd both "set_link n1 on"
+wait_carrier eth1 1 30
 barrier done 120
 # Then the device goes, and with it the last references to its GIDs:
 # no refcount splat (the runner fails on any).

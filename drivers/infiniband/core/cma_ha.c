@@ -262,7 +262,9 @@ static enum cma_ha_action cma_ha_neigh_update(enum rdma_cm_ha_mode mode,
  *   failover and on port-down; a healthy path is kept. A listener bound
  *   to the bond is extended as in align.
  * - migrate: on failover or port-down, move a connected ID that has an
- *   alternate path on an ACTIVE port to it; otherwise as align.
+ *   armed alternate path on an ACTIVE port to it; otherwise as align.
+ *   When the port the connection left is ACTIVE again, arm the path it
+ *   left as the new alternate one (rearm).
  * - report: on failover, on port-down when the path is dead, and on
  *   port-up when the path is alive, tell the consumer the state of the
  *   ID's path (cma_ha_report_status() says whether it changed); tear
@@ -282,6 +284,10 @@ enum cma_ha_action cma_ha_decide(enum rdma_cm_ha_mode mode,
 {
 	if (event == CMA_HA_EV_NEIGH_UPDATE)
 		return cma_ha_neigh_update(mode, path);
+	if (event == CMA_HA_EV_PORT_ACTIVE && mode == RDMA_CM_HA_MODE_MIGRATE)
+		return state == CMA_HA_ID_CONNECTED &&
+		       (path & CMA_HA_PATH_REARM) ?
+			CMA_HA_ACT_REARM : CMA_HA_ACT_NONE;
 	if (event == CMA_HA_EV_PORT_ACTIVE &&
 	    (mode != RDMA_CM_HA_MODE_REPORT || state == CMA_HA_ID_LISTENING))
 		return CMA_HA_ACT_NONE;
@@ -612,21 +618,51 @@ u32 cma_ha_alt_port(struct ib_device *device, const struct sa_path_rec *path)
 	return rdma_protocol_ib(device, port) ? port : 0;
 }
 
+/**
+ * cma_ha_cur_port() - The port the connection of an ID is on
+ * @id_priv: the ID
+ *
+ * Return: the ID's port, or the port of its alternate path once the
+ * connection migrated to it (0 when it has none).
+ */
+u32 cma_ha_cur_port(const struct rdma_id_private *id_priv)
+{
+	return READ_ONCE(id_priv->ha_on_alt) ? READ_ONCE(id_priv->ha_alt_port) :
+					       id_priv->id.port_num;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_cur_port);
+
+/**
+ * cma_ha_other_port() - The port a migration would move a connection to
+ * @id_priv: the ID
+ *
+ * Return: the port of the ID's alternate path (0 without one), or the ID's
+ * own port once the connection migrated away from it.
+ */
+u32 cma_ha_other_port(const struct rdma_id_private *id_priv)
+{
+	return READ_ONCE(id_priv->ha_on_alt) ? id_priv->id.port_num :
+					       READ_ONCE(id_priv->ha_alt_port);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_other_port);
+
 /*
- * Whether the connection can move to its alternate path: the ID has one
- * (the consumer's rdma_set_ib_alt_path(), or the REQ of a passive ID),
- * which ib_cm loaded into the QP at RTR and armed at RTS
- * (rdma_init_qp_attr()), and the port it leaves from is ACTIVE. The QP
- * itself may be the consumer's (user space): the device moves it to the
- * alternate path when the primary one fails, and the CM tells ib_cm.
+ * Whether the connection can move to the other path: the ID has an
+ * alternate path (the consumer's rdma_set_ib_alt_path(), or the REQ of a
+ * passive ID), which ib_cm loaded into the QP at RTR and armed at RTS
+ * (rdma_init_qp_attr()), or which a LAP armed again after a migration,
+ * and the port it leaves from is ACTIVE. The QP itself may be the
+ * consumer's (user space): the device moves it to the alternate path when
+ * the primary one fails, and the CM tells ib_cm.
  */
 static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
 {
 	struct ib_device *device = id_priv->id.device;
-	u32 port = READ_ONCE(id_priv->ha_alt_port);
+	u32 port = cma_ha_other_port(id_priv);
 
 	return device && port &&
 	       READ_ONCE(id_priv->id.route.num_pri_alt_paths) == 2 &&
+	       !READ_ONCE(id_priv->ha_unarmed) &&
 	       rdma_is_port_valid(device, port) &&
 	       !cma_ha_port_down(device, port);
 }
@@ -762,8 +798,13 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 		netdev_for_each_lower_dev(bond, ldev, iter)
 			if (cma_ha_ib_slave_out(ldev, &sgid))
 				path |= CMA_HA_PATH_DEAD;
-		/* A port-down still in its hold-off is the port work's to judge */
-		if (!(path & CMA_HA_PATH_DEAD) && cma_ha_port_down(device, port))
+		/*
+		 * A port-down still in its hold-off is the port work's to
+		 * judge. A migrated connection is judged on the port it is
+		 * on, its alignment on the ID's address.
+		 */
+		if (!(path & CMA_HA_PATH_DEAD) &&
+		    cma_ha_port_down(device, cma_ha_cur_port(id_priv)))
 			path |= CMA_HA_PATH_DEAD |
 				(cma_ha_port_held(id_priv) ?
 				 CMA_HA_PATH_PORT_HELD : 0);
@@ -799,12 +840,37 @@ unsigned int cma_ha_failover_path(struct rdma_id_private *id_priv,
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_failover_path);
 
 /**
+ * cma_ha_rearm_path() - Whether the path a migration left can be armed again
+ * @id_priv: a connected ID in migrate mode
+ *
+ * The CM of the active side (the consumer gave it the alternate path) arms
+ * the path again once its port is ACTIVE.
+ *
+ * Context: Caller holds the CM's device list lock or @id_priv's
+ * handler_mutex, which keep the ID's device.
+ * Return: CMA_HA_PATH_REARM, or 0.
+ */
+unsigned int cma_ha_rearm_path(struct rdma_id_private *id_priv)
+{
+	struct ib_device *device = id_priv->id.device;
+	u32 port = cma_ha_other_port(id_priv);
+
+	if (!device || !port || !READ_ONCE(id_priv->ha_alt_local) ||
+	    !READ_ONCE(id_priv->ha_unarmed) ||
+	    !rdma_is_port_valid(device, port) || cma_ha_port_down(device, port))
+		return 0;
+	return CMA_HA_PATH_REARM;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ha_rearm_path);
+
+/**
  * cma_ha_port_err_path() - Path state of an ID whose port went down
  * @id_priv: the ID
  *
  * Judged on the port's state now, not when its IB_EVENT_PORT_ERR came: a
  * port that is ACTIVE again by now went through a flap that RC
- * retransmission covers, and its path is not dead.
+ * retransmission covers, and its path is not dead. The port is the one
+ * the connection is on (cma_ha_cur_port()).
  *
  * Context: Caller holds the CM's device list lock or @id_priv's
  * handler_mutex, which keep the ID's device.
@@ -815,7 +881,7 @@ unsigned int cma_ha_port_err_path(struct rdma_id_private *id_priv)
 	struct ib_device *device = id_priv->id.device;
 	unsigned int path = 0;
 
-	if (!device || cma_ha_port_down(device, id_priv->id.port_num))
+	if (!device || cma_ha_port_down(device, cma_ha_cur_port(id_priv)))
 		path |= CMA_HA_PATH_DEAD;
 	if (cma_ha_can_migrate(id_priv))
 		path |= CMA_HA_PATH_CAN_MIGRATE;

@@ -47,6 +47,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define P_DEAD		CMA_HA_PATH_DEAD
 #define P_APM		CMA_HA_PATH_CAN_MIGRATE
 #define P_HELD		CMA_HA_PATH_PORT_HELD
+#define P_REARM		CMA_HA_PATH_REARM
 
 static const char * const event_names[] = {
 	[EV_FAILOVER] = "failover", [EV_PORT_ERR] = "port-err",
@@ -72,6 +73,7 @@ static const char * const action_names[] = {
 	[CMA_HA_ACT_RELISTEN] = "relisten",
 	[CMA_HA_ACT_MIGRATE] = "migrate",
 	[CMA_HA_ACT_REPORT] = "report",
+	[CMA_HA_ACT_REARM] = "rearm",
 };
 
 struct cma_ha_decide_case {
@@ -209,6 +211,21 @@ static const struct cma_ha_decide_case cma_ha_decide_cases[] = {
 	C(HA_FAIL_FAST, EV_PORT_UP, CONNECTED, P_DEAD, NONE),
 	C(HA_FAIL_FAST, EV_PORT_UP, CONNECTING, P_DEAD, NONE),
 	C(HA_MIGRATE, EV_PORT_UP, CONNECTED, P_MIS | P_APM, NONE),
+	/*
+	 * ... but migrate: the port a migration left is back, and the
+	 * connection's path on it is armed again, on a connection only
+	 */
+	C(HA_MIGRATE, EV_PORT_UP, CONNECTED, P_REARM, REARM),
+	C(HA_MIGRATE, EV_PORT_UP, CONNECTED, P_REARM | P_MIS, REARM),
+	C(HA_MIGRATE, EV_PORT_UP, CONNECTED, 0, NONE),
+	C(HA_MIGRATE, EV_PORT_UP, CONNECTING, P_REARM, NONE),
+	C(HA_MIGRATE, EV_PORT_UP, LISTENING, P_REARM, NONE),
+	C(HA_MIGRATE, EV_PORT_UP, CLOSING, P_REARM, NONE),
+	C(HA_MIGRATE, EV_FAILOVER, CONNECTED, P_REARM, NONE),
+	C(HA_MIGRATE, EV_PORT_ERR, CONNECTED, P_REARM, NONE),
+	C(HA_ALIGN, EV_PORT_UP, CONNECTED, P_REARM, NONE),
+	C(HA_FAIL_FAST, EV_PORT_UP, CONNECTED, P_REARM, NONE),
+	C(HA_NOTIFY, EV_PORT_UP, CONNECTED, P_REARM, NONE),
 	/* a neighbour update: the CM's UNREACHABLE, as for notify */
 	C(HA_REPORT, EV_NEIGH, CONNECTED, 0, NOTIFY),
 	C(HA_REPORT, EV_NEIGH, CONNECTED, P_DEAD, NOTIFY),
@@ -224,7 +241,7 @@ static const char *name_of(const char * const *names, size_t n,
 }
 
 static const char * const path_names[] = {
-	"mac-changed", "misaligned", "dead", "can-migrate",
+	"mac-changed", "misaligned", "dead", "can-migrate", "held", "rearm",
 };
 
 static void cma_ha_decide_desc(const struct cma_ha_decide_case *c,
@@ -626,7 +643,7 @@ static void cma_ha_inherit_test(struct kunit *test)
  */
 struct cma_ha_fake {
 	struct ib_device device;
-	struct ib_port_data port_data[2];
+	struct ib_port_data port_data[3];
 	struct net_device *port_ndev;
 	struct rdma_id_private id_priv;
 	struct ib_cm_id cm_id;
@@ -805,6 +822,68 @@ static void cma_ha_port_err_path_test(struct kunit *test)
 	fake->port_data[1].cache.port_state = IB_PORT_ACTIVE;
 	KUNIT_EXPECT_EQ_MSG(test, cma_ha_port_err_path(&fake->id_priv), 0,
 			    "a port that is ACTIVE again is not dead");
+}
+
+/*
+ * A connection with an alternate path on port 2 of a two-port device: it
+ * can migrate while that port is ACTIVE and the path armed; once it
+ * migrated, it is judged on port 2, can migrate back only when the path on
+ * port 1 is armed again, and the CM of its active side arms that path
+ * again once port 1 is ACTIVE.
+ */
+static void cma_ha_migrated_path_test(struct kunit *test)
+{
+	struct net_device *src = cma_ha_fake_ndev(test, 0, true, true);
+	struct rdma_id_private *id_priv;
+	struct cma_ha_fake *fake;
+
+	fake = cma_ha_fake_alloc(test, true, IB_PORT_ACTIVE, src);
+	id_priv = &fake->id_priv;
+	fake->device.phys_port_cnt = 2;
+	fake->port_data[2] = fake->port_data[1];
+	id_priv->id.route.num_pri_alt_paths = 2;
+	id_priv->ha_alt_port = 2;
+	id_priv->ha_alt_local = true;
+
+	KUNIT_EXPECT_EQ(test, cma_ha_cur_port(id_priv), 1);
+	KUNIT_EXPECT_EQ(test, cma_ha_other_port(id_priv), 2);
+	KUNIT_EXPECT_EQ(test, cma_ha_port_err_path(id_priv), P_APM);
+	KUNIT_EXPECT_EQ(test, cma_ha_rearm_path(id_priv), 0);
+	fake->port_data[1].cache.port_state = IB_PORT_DOWN;
+	KUNIT_EXPECT_EQ(test, cma_ha_port_err_path(id_priv), P_DEAD | P_APM);
+	fake->port_data[2].cache.port_state = IB_PORT_DOWN;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_port_err_path(id_priv), P_DEAD,
+			    "no migration to a port that is down");
+	fake->port_data[2].cache.port_state = IB_PORT_ACTIVE;
+
+	/* cma_ha_migrate() moved it to port 2 */
+	id_priv->ha_on_alt = true;
+	id_priv->ha_unarmed = true;
+	KUNIT_EXPECT_EQ(test, cma_ha_cur_port(id_priv), 2);
+	KUNIT_EXPECT_EQ(test, cma_ha_other_port(id_priv), 1);
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_port_err_path(id_priv), 0,
+			    "judged on the port it is on, not the ID's");
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_rearm_path(id_priv), 0,
+			    "nothing to arm while port 1 is down");
+	fake->port_data[2].cache.port_state = IB_PORT_DOWN;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_port_err_path(id_priv), P_DEAD,
+			    "the path it left is not armed");
+	fake->port_data[2].cache.port_state = IB_PORT_ACTIVE;
+
+	/* port 1 is back: the active side arms the path on it again */
+	fake->port_data[1].cache.port_state = IB_PORT_ACTIVE;
+	KUNIT_EXPECT_EQ(test, cma_ha_rearm_path(id_priv), P_REARM);
+	id_priv->ha_alt_local = false;
+	KUNIT_EXPECT_EQ_MSG(test, cma_ha_rearm_path(id_priv), 0,
+			    "the passive side waits for the LAP");
+	id_priv->ha_alt_local = true;
+	KUNIT_EXPECT_EQ(test, cma_ha_port_err_path(id_priv), 0);
+
+	/* the APR came: the connection can migrate back to port 1 */
+	id_priv->ha_unarmed = false;
+	KUNIT_EXPECT_EQ(test, cma_ha_rearm_path(id_priv), 0);
+	fake->port_data[2].cache.port_state = IB_PORT_DOWN;
+	KUNIT_EXPECT_EQ(test, cma_ha_port_err_path(id_priv), P_DEAD | P_APM);
 }
 
 /* cma_ha_failover_path() with faked bond, slave and port states */
@@ -1076,6 +1155,7 @@ static void cma_ha_current_state_test(struct kunit *test)
 static struct kunit_case cma_ha_path_test_cases[] = {
 	KUNIT_CASE(cma_ha_port_down_test),
 	KUNIT_CASE(cma_ha_port_err_path_test),
+	KUNIT_CASE(cma_ha_migrated_path_test),
 	KUNIT_CASE_PARAM(cma_ha_failover_path_test, cma_ha_path_gen_params),
 	KUNIT_CASE(cma_ha_ib_slave_out_test),
 	KUNIT_CASE(cma_ha_active_slave_test),
