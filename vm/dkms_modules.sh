@@ -6,7 +6,7 @@
 # kernel:
 # - every module in /etc/rdma-ha.dkms is loaded and is ours: its version
 #   is the package's and it carries the out-of-tree taint; the
-#   distribution's modules around it (ib_core, ib_uverbs, ib_cm, iw_cm) do
+#   distribution's modules around it (ib_core, ib_uverbs, iw_cm) do
 #   not;
 # - a module built for another release of the same kernel version (CRCs
 #   and vermagic accepted by the loader) refuses to load, naming both
@@ -38,7 +38,7 @@ while read -r m v; do
 	*) log "FAIL: $m lacks the out-of-tree taint"; res=1 ;;
 	esac
 done </etc/rdma-ha.dkms
-for m in ib_core ib_uverbs ib_cm iw_cm; do
+for m in ib_core ib_uverbs iw_cm; do
 	[ -d "/sys/module/$m" ] || { log "FAIL: $m is not loaded"; res=1; continue; }
 	taint=$(cat "/sys/module/$m/taint")
 	log "$m (distribution): taint '$taint'"
