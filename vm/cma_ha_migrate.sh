@@ -53,11 +53,12 @@
 #    forces the client's kernel QP onto port 2, with no CM event, WC
 #    error, new connection or stall; the server's QP follows
 #    (IB_EVENT_PATH_MIG); the client's DREQ leaves from port 2.
-#    Then sib0 is deleted, with no refcount splat.
 #  6 the same kernel consumer, moved to port 2 by a cut of link 0: link 0
 #    back, the client's CM arms the path on port 1 again (LAP, APR); link 1
 #    cut: the connection moves back to port 1 with no teardown, and its
 #    DREQ leaves from port 1.
+#  7 a new kernel connection, busy; sib0 deleted on both guests: the
+#    consumer lets its IDs go on DEVICE_REMOVAL and the deletion ends.
 # Left for later (README): the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cma_ha_lib.sh"
@@ -515,9 +516,61 @@ awk -v w0="$T_WIN0" '$1 >= w0' "$PLOG" | sed "s/^/RDMA-HA-DATA: phase=$seq role=
 barrier link1back6 120
 [ "$ROLE" = a ] && host_cmd both "set_link n1 on"
 wait_carrier eth1 1 30
+
+# -- phase 7: the device goes under a live kernel connection --------------
+# rdma_cm's removal of a device waits for every ID on it: a kernel
+# consumer must let its IDs go on RDMA_CM_EVENT_DEVICE_REMOVAL.  A new
+# kernel connection (migrate client with the alternate path, notify
+# server), busy; both guests delete sib0: the deletion ends within 30 s,
+# each consumer logs DEVICE_REMOVAL for its connection and destroys it
+# (and a its listener), and the device goes with the last references to
+# its GIDs, with no splat (the runner fails on any).  Before the consumer
+# let its IDs go, the deletion waited for "stop".
+seq=7
+wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
+	fail "bond0 does not see ib1 up"
+nconn=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
+barrier kc7 120
+T_WIN=$(now)
+if [ "$ROLE" = a ]; then
+	echo "listen $MY_IP 7497 notify" >$KC || fail "phase 7: listen"
+	barrier ksrv7 120
+else
+	barrier ksrv7 120
+	echo "connect $MY_IP $PEER_IP 7497 migrate $ALT" >$KC ||
+		fail "phase 7: connect"
+fi
+wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $nconn ]" ||
+	fail "phase 7: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
+kc_log
+KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
+log "phase 7: kernel connection id=$KID"
+barrier kconn7 120
+# the last barrier: the guests' barriers cross bond0, which goes with sib0
 barrier done 120
-# Then the device goes, and with it the last references to its GIDs:
-# no refcount splat (the runner fails on any).
-check "rdma link delete sib0" 'rdma link delete sib0'
+sleep 1
+rdma link delete sib0 >/tmp/del7.log 2>&1 &
+DEL=$!
+gone=0
+wait_for 30 sh -c "! kill -0 $DEL" && gone=1
+T_END=$(now)
+kc_log
+check "phase 7: rdma link delete sib0 ended within 30 s under a kernel connection" \
+	'[ $gone = 1 ]'
+check "phase 7: the consumer got DEVICE_REMOVAL for its connection" \
+	'[ "$(count "$(ev DEVICE_REMOVAL 0 "$KID")")" = 1 ]'
+check "phase 7: the consumer destroyed its connection" \
+	'[ "$(count " destroyed id=$KID$")" = 1 ]'
+[ "$ROLE" = b ] ||
+	check "phase 7: the server let its listener go" \
+		'[ "$(count " destroyed listener$")" = 1 ]'
+# a deletion still waiting (a failed check above) ends once "stop"
+# destroys the IDs
+echo stop >$KC || fail "phase 7: stop"
+wait $DEL
+delrc=$?
+kc_log
+awk -v w0="$T_WIN" '$1 >= w0' "$PLOG" | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /"
+check "rdma link delete sib0 (rc $delrc: $(cat /tmp/del7.log))" '[ $delrc = 0 ]'
 check "sib0 is gone" '! rdma link show | grep -q "link sib0/"'
 finish

@@ -30,8 +30,10 @@
  * two echoes ("stall begin since=T", "stall end gap_ms=N").
  *
  * The connections and the server stay until "stop", whatever happens to
- * them, also on RDMA_CM_EVENT_DEVICE_REMOVAL: a device they use cannot go
- * before "stop" (or the module's removal).
+ * them, but for RDMA_CM_EVENT_DEVICE_REMOVAL: then, as a ULP must, a
+ * connection is torn down and the server closed from the CM's handler,
+ * whose non-zero return has the CM destroy the ID, so that the device can
+ * go ("destroyed id=N", "destroyed listener").
  *
  * Copyright (c) 2026 rdma-ha developers
  */
@@ -77,7 +79,7 @@ struct kc_conn {
 static DEFINE_MUTEX(kc_lock);		/* serialises the commands */
 static DEFINE_SPINLOCK(kc_list_lock);	/* guards kc_conns */
 static LIST_HEAD(kc_conns);
-static struct rdma_cm_id *kc_listener;
+static struct rdma_cm_id *kc_listener;	/* taken with xchg() */
 static atomic_t kc_next = ATOMIC_INIT(1);
 static struct dentry *kc_dir;
 
@@ -421,8 +423,39 @@ static const char *kc_event_name(enum rdma_cm_event_type type)
 }
 
 /*
+ * The device of @c goes: tear @c down but for its ID, which the CM
+ * destroys on the handler's non-zero return, unless "stop" took @c off
+ * the list first (it then destroys @c once this handler returned).
+ *
+ * Context: the handler of @c's ID.
+ * Return: 1 when the CM is to destroy the ID, else 0.
+ */
+static int kc_device_removal(struct kc_conn *c)
+{
+	unsigned int num = c->num;
+	struct kc_conn *pos;
+	bool ours = false;
+
+	spin_lock(&kc_list_lock);
+	list_for_each_entry(pos, &kc_conns, list) {
+		if (pos == c) {
+			list_del(&c->list);
+			ours = true;
+			break;
+		}
+	}
+	spin_unlock(&kc_list_lock);
+	if (!ours)
+		return 0;
+	kc_conn_free(c, false);
+	kc_log("destroyed id=%u", num);
+	return 1;
+}
+
+/*
  * The CM's handler.  An ID whose connection failed or ended stays until
- * "stop": its handler returns 0, as the ID is in the list.
+ * "stop": its handler returns 0, as the ID is in the list.  On a device
+ * removal the handler lets the ID go.
  */
 static int kc_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 {
@@ -439,13 +472,19 @@ static int kc_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	if (!c) {
 		kc_log("cm_event name=RDMA_CM_EVENT_%s status=%d listener",
 		       kc_event_name(event->event), event->status);
-		return 0;
+		if (event->event != RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    cmpxchg(&kc_listener, id, NULL) != id)
+			return 0;
+		kc_log("destroyed listener");
+		return 1;
 	}
 	/* being torn down (kc_conn_free()): its resources are not ours */
 	if (READ_ONCE(c->stopping))
 		return 0;
 	kc_log("cm_event name=RDMA_CM_EVENT_%s status=%d id=%u",
 	       kc_event_name(event->event), event->status, c->num);
+	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return kc_device_removal(c);
 
 	switch (event->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -531,7 +570,8 @@ static int kc_listen(char **argv, int argc)
 	u16 port;
 	int ret;
 
-	if (argc != 4 || kc_listener || kstrtou16(argv[2], 0, &port) ||
+	if (argc != 4 || READ_ONCE(kc_listener) ||
+	    kstrtou16(argv[2], 0, &port) ||
 	    kc_addr(argv[1], &sin, port) || kc_mode(argv[3], &set, &mode))
 		return -EINVAL;
 	id = rdma_create_id(&init_net, kc_handler, NULL, RDMA_PS_TCP,
@@ -547,7 +587,7 @@ static int kc_listen(char **argv, int argc)
 		rdma_destroy_id(id);
 		return ret;
 	}
-	kc_listener = id;
+	WRITE_ONCE(kc_listener, id);
 	kc_log("listening on %pI4:%u", &sin.sin_addr, port);
 	return 0;
 }
@@ -606,14 +646,14 @@ free:
 /* Context: kc_lock held */
 static void kc_stop(void)
 {
+	struct rdma_cm_id *listener;
 	struct kc_conn *c, *next;
 	LIST_HEAD(conns);
 
 	/* no new connection once it is gone */
-	if (kc_listener) {
-		rdma_destroy_id(kc_listener);
-		kc_listener = NULL;
-	}
+	listener = xchg(&kc_listener, NULL);
+	if (listener)
+		rdma_destroy_id(listener);
 	spin_lock(&kc_list_lock);
 	list_splice_init(&kc_conns, &conns);
 	spin_unlock(&kc_list_lock);
