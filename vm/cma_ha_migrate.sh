@@ -312,6 +312,55 @@ KC=/sys/kernel/debug/rdma_cm_ha_test/ctl
 PLOG=/tmp/kc.log
 # kc_log: the consumer's kernel log lines, CLOCK_MONOTONIC first
 kc_log() { dmesg | sed -n 's/^.*cma_ha_test: //p' >"$PLOG"; }
+# kc_pair PORT: a new kernel connection, a's notify server on PORT and
+# b's migrate client with the alternate path $ALT; once this guest's side
+# is connected, KID is its number.
+kc_pair() {
+	local n
+	n=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
+	if [ "$ROLE" = a ]; then
+		echo "listen $MY_IP $1 notify" >$KC || fail "phase $seq: listen"
+		barrier "ksrv$seq" 120
+	else
+		barrier "ksrv$seq" 120
+		echo "connect $MY_IP $PEER_IP $1 migrate $ALT" >$KC ||
+			fail "phase $seq: connect"
+	fi
+	wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $n ]" ||
+		fail "phase $seq: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
+	kc_log
+	KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
+	log "phase $seq: kernel connection id=$KID"
+}
+# cmp N DIR MSG: ib_cm's counter of MSG (tx|rx) on port N
+cmp() { cat "/sys/class/infiniband/sib0/ports/$1/cm_$2_msgs/$3"; }
+# kc_end N: the kernel client (b) ends connection KID: its DREQ leaves
+# from port N and the server (a) gets DISCONNECTED status 0, its DREQ in
+# on port N.  b stops as soon as it leaves the barrier, which a may leave
+# later: a's window opens before it (as in phase 2).
+kc_end() {
+	# (check evaluates its test in its own scope: no $1 there)
+	KPORT=$1
+	dreq_tx0=$(cmp "$KPORT" tx dreq) dreq_rx0=$(cmp "$KPORT" rx dreq)
+	T_WIN=$(now)
+	barrier "kend$seq" 120
+	if [ "$ROLE" = b ]; then
+		echo stop >$KC || fail "phase $seq: stop"
+		check "the kernel client's DREQ went out of port $1" \
+			'[ "$(cmp "$KPORT" tx dreq)" -gt "$dreq_tx0" ]'
+		barrier "kstop$seq" 120
+	else
+		wait_for 10 sh -c "dmesg | grep -q 'cma_ha_test: .* cm_event name=RDMA_CM_EVENT_DISCONNECTED status=0 id=$KID\$'"
+		T_END=$(now)
+		kc_log
+		check "the kernel server got the DREQ: DISCONNECTED status 0" \
+			'[ "$(count "$(ev DISCONNECTED 0 "$KID")")" = 1 ]'
+		check "the DREQ came in on port $1" \
+			'[ "$(cmp "$KPORT" rx dreq)" -gt "$dreq_rx0" ]'
+		barrier "kstop$seq" 120
+		echo stop >$KC || fail "phase $seq: stop"
+	fi
+}
 barrier kc5 120
 echo >$T/trace
 T_WIN=$(now)
@@ -371,26 +420,8 @@ else
 	check "notify server: its kernel QP migrated (IB_EVENT_PATH_MIG)" \
 		'[ "$(count " async event=path migration successful id=1$")" = 1 ]'
 fi
-dreq_tx0=$(cm2 tx dreq) dreq_rx0=$(cm2 rx dreq)
-# b ends the connection as soon as it leaves the barrier, which a may
-# leave later: a's window opens before it (as in phase 2)
-T_WIN=$(now)
-barrier kend5 120
-if [ "$ROLE" = b ]; then
-	echo stop >$KC || fail "phase 5: stop"
-	check "the kernel client's DREQ went out of port 2" \
-		'[ "$(cm2 tx dreq)" -gt "$dreq_tx0" ]'
-	barrier kstop5 120
-else
-	wait_for 10 sh -c "dmesg | grep -q 'cma_ha_test: .* cm_event name=RDMA_CM_EVENT_DISCONNECTED status=0 id=1$'"
-	T_END=$(now)
-	kc_log
-	check "the kernel server got the DREQ: DISCONNECTED status 0" \
-		'[ "$(count "$(ev DISCONNECTED 0 1)")" = 1 ]'
-	check "the DREQ came in on port 2" '[ "$(cm2 rx dreq)" -gt "$dreq_rx0" ]'
-	barrier kstop5 120
-	echo stop >$KC || fail "phase 5: stop"
-fi
+KID=1
+kc_end 2
 kc_log
 sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
 
@@ -408,26 +439,14 @@ sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
 # rearmed, nothing loaded a new alternate path: the cut of link 1 left the
 # connection on a dead port 2 until its retries ran out (a WC error).
 seq=6
-# cmp N DIR MSG: ib_cm's counter of MSG (tx|rx) on port N
-cmp() { cat "/sys/class/infiniband/sib0/ports/$1/cm_$2_msgs/$3"; }
 barrier kc6 120
 bond_activate ib0
 wait_ping "$PEER_IP" 60
 echo >$T/trace
 T_WIN=$(now) T_WIN0=$(now)
-if [ "$ROLE" = a ]; then
-	echo "listen $MY_IP 7496 notify" >$KC || fail "phase 6: listen"
-	barrier ksrv6 120
-else
-	barrier ksrv6 120
-	echo "connect $MY_IP $PEER_IP 7496 migrate $ALT" >$KC ||
-		fail "phase 6: connect"
-fi
-wait_for 40 sh -c "dmesg | grep -qE 'cma_ha_test: .* connected id=[0-9]+ port=1$'" ||
-	fail "phase 6: no kernel connection on port 1: $(dmesg | grep cma_ha_test: | tail -n 5)"
-kc_log
-KID=$(sed -n 's/.* connected id=\([0-9]*\) port=1$/\1/p' "$PLOG" | tail -n 1)
-log "phase 6: kernel connection id=$KID"
+kc_pair 7496
+grep -q " connected id=$KID port=1$" "$PLOG" ||
+	fail "phase 6: the kernel connection is not on port 1"
 barrier kconn6 120
 sleep 2
 cut_active 0 ib1
@@ -493,24 +512,7 @@ if [ "$ROLE" = b ]; then
 	check "phase 6: gap across the cut of link 1 within $MIGRATE_GAP_MS ms (longest $(longest_stall) ms)" \
 		'[ "$(longest_stall)" -le "$MIGRATE_GAP_MS" ]'
 fi
-dreq_tx0=$(cmp 1 tx dreq) dreq_rx0=$(cmp 1 rx dreq)
-T_WIN=$(now)
-barrier kend6 120
-if [ "$ROLE" = b ]; then
-	echo stop >$KC || fail "phase 6: stop"
-	check "the kernel client's DREQ went out of port 1, link 1 cut" \
-		'[ "$(cmp 1 tx dreq)" -gt "$dreq_tx0" ]'
-	barrier kstop6 120
-else
-	wait_for 10 sh -c "dmesg | grep -q 'cma_ha_test: .* cm_event name=RDMA_CM_EVENT_DISCONNECTED status=0 id=$KID$'"
-	T_END=$(now)
-	kc_log
-	check "the kernel server got the DREQ: DISCONNECTED status 0" \
-		'[ "$(count "$(ev DISCONNECTED 0 "$KID")")" = 1 ]'
-	check "the DREQ came in on port 1" '[ "$(cmp 1 rx dreq)" -gt "$dreq_rx0" ]'
-	barrier kstop6 120
-	echo stop >$KC || fail "phase 6: stop"
-fi
+kc_end 1
 kc_log
 awk -v w0="$T_WIN0" '$1 >= w0' "$PLOG" | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /"
 barrier link1back6 120
@@ -529,22 +531,9 @@ wait_carrier eth1 1 30
 seq=7
 wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
 	fail "bond0 does not see ib1 up"
-nconn=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
 barrier kc7 120
 T_WIN=$(now)
-if [ "$ROLE" = a ]; then
-	echo "listen $MY_IP 7497 notify" >$KC || fail "phase 7: listen"
-	barrier ksrv7 120
-else
-	barrier ksrv7 120
-	echo "connect $MY_IP $PEER_IP 7497 migrate $ALT" >$KC ||
-		fail "phase 7: connect"
-fi
-wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $nconn ]" ||
-	fail "phase 7: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
-kc_log
-KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
-log "phase 7: kernel connection id=$KID"
+kc_pair 7497
 barrier kconn7 120
 # the last barrier: the guests' barriers cross bond0, which goes with sib0
 barrier done 120
