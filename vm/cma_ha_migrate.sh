@@ -57,7 +57,12 @@
 #    back, the client's CM arms the path on port 1 again (LAP, APR); link 1
 #    cut: the connection moves back to port 1 with no teardown, and its
 #    DREQ leaves from port 1.
-#  7 a new kernel connection, busy; sib0 deleted on both guests: the
+#  7 the same kernel client, a librdmacm server: moved to port 2 by a cut
+#    of link 0; when link 0 is back the server's CM refuses the client's
+#    LAP (APR "unsupported": the QP is the program's), the connection
+#    stays on port 2 untouched, and the CM tries again the next time
+#    port 1 comes back.
+#  8 a new kernel connection, busy; sib0 deleted on both guests: the
 #    consumer lets its IDs go on DEVICE_REMOVAL and the deletion ends.
 # Left for later (README): the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
@@ -85,6 +90,8 @@ P1=/sys/class/infiniband/sib0/ports/1
 P2=/sys/class/infiniband/sib0/ports/2
 # cm2 DIR MSG: ib_cm's counter of MSG (tx|rx) on port 2
 cm2() { cat "$P2/cm_$1_msgs/$2"; }
+# cm2_reached DIR MSG N: that counter is N or more (for wait_for)
+cm2_reached() { [ "$(cm2 "$1" "$2")" -ge "$3" ]; }
 # link0_back BARRIER: after BARRIER, link 0 back at both ends, port 1
 # ACTIVE and ib0 up again in bond0 (not yet its active slave)
 link0_back() {
@@ -460,9 +467,9 @@ link0_back kback6
 # the client's QP is armed once the APR is in (the port's 100 ms hold-off,
 # a LAP and an APR): wait for it, then let the armed path carry a packet
 if [ "$ROLE" = b ]; then
-	wait_for 20 sh -c '[ "$(cm2 rx apr)" -gt "'"$apr_rx0"'" ]'
+	wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
 else
-	wait_for 20 sh -c '[ "$(cm2 tx apr)" -gt "'"$apr_tx0"'" ]'
+	wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
 fi
 sleep 1
 data "what=rearm lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
@@ -519,7 +526,143 @@ barrier link1back6 120
 [ "$ROLE" = a ] && host_cmd both "set_link n1 on"
 wait_carrier eth1 1 30
 
-# -- phase 7: the device goes under a live kernel connection --------------
+# -- phase 7: a passive side whose QP is the consumer's own ---------------
+# The CM arms a path again only in kernel QPs.  A kernel migrate client
+# (b) with the alternate path, and a librdmacm server in notify mode (a,
+# rdma_ha_pingpong: its QP is the program's, created through librdmacm).
+# A cut of link 0 moves the connection to port 2 (the device migrates the
+# server's QP as its port goes down).  When link 0 is back, the client's
+# CM sends its LAP, as in phase 6; a's CM, which may not modify a QP of
+# the consumer's own, answers with an APR "unsupported" (and traces
+# cm_ha_error rearm -EOPNOTSUPP); b's CM, refused, leaves the path
+# unarmed (cm_ha_error rearm -ECONNREFUSED), and nothing else happens:
+# no CM event on either side, no WC error, no new connection, no stall
+# over KEPT_MAX_GAP_MS on the client.  The next time port 1 comes back
+# (link 0 cut and back again, the connection on port 2 all along) the CM
+# tries again: a second LAP, refused the same way.  The client's DREQ
+# then leaves from port 2 and the server gets DISCONNECTED status 0.
+seq=7
+KPORT=7498
+barrier kc7 120
+bond_activate ib0
+wait_ping "$PEER_IP" 60
+wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
+	fail "bond0 does not see ib1 up"
+echo >$T/trace
+T_WIN=$(now) T_WIN0=$(now)
+n=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
+if [ "$ROLE" = a ]; then
+	PLOG=/tmp/pp7s.log
+	$PP -s -b "$MY_IP" -p $KPORT -d 600 >"$PLOG" 2>&1 &
+	PID=$!
+	wait_for 10 grep -q ' listening ' "$PLOG" ||
+		fail "phase 7: server did not listen: $(cat "$PLOG")"
+	barrier ksrv7 120
+	wait_for 40 grep -q " connected id=" "$PLOG" ||
+		fail "phase 7: no connection: $(tail -n 5 "$PLOG")"
+else
+	barrier ksrv7 120
+	echo "connect $MY_IP $PEER_IP $KPORT migrate $ALT" >$KC ||
+		fail "phase 7: connect"
+	wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $n ]" ||
+		fail "phase 7: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
+	kc_log
+	KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
+	log "phase 7: kernel connection id=$KID"
+fi
+barrier kconn7 120
+sleep 2
+cut_active 0 ib1
+act_window kcut7
+[ "$ROLE" = a ] || kc_log
+if [ "$ROLE" = b ]; then
+	check "phase 7: the kernel client's QP migrated to port 2 on the cut of link 0" \
+		'[ "$(count " async event=path migration successful id=$KID$")" = 1 ]'
+else
+	check "phase 7: the server's QP migrated to port 2 on the cut of link 0" \
+		'[ "$(count " async event=path migrated ")" = 1 ]'
+fi
+# rearm_refused N: link 0 is back; the Nth LAP since the cut went out (b)
+# or came in (a) on port 2 and was answered with an APR that refused it
+lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap) apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+rearm_refused() {
+	R=$1	# (check evaluates its test in its own scope)
+	if [ "$ROLE" = b ]; then
+		wait_for 20 cm2_reached rx apr $((apr_rx0 + $1))
+	else
+		wait_for 20 cm2_reached tx apr $((apr_tx0 + $1))
+	fi
+	sleep 1
+	data "what=rearm_refused round=$1 lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	if [ "$ROLE" = b ]; then
+		check "phase 7 ($1): the CM decided rearm for the kernel client when port 1 came back" \
+			'[ "$(decisions | grep -cE "mode=migrate event=port-active state=connected .* action=rearm$")" = "$R" ]'
+		check "phase 7 ($1): the client's CM sent LAP $1 on port 2" \
+			'[ "$(cm2 tx lap)" = $((lap_tx0 + $R)) ]'
+		check "phase 7 ($1): the client got APR $1 on port 2" \
+			'[ "$(cm2 rx apr)" = $((apr_rx0 + $R)) ]'
+		check "phase 7 ($1): the client's CM took the refusal (cm_ha_error rearm -ECONNREFUSED)" \
+			'[ "$(grep -c " cm_ha_error: .* action=rearm err=-111$" $T/trace)" = "$R" ]'
+	else
+		check "phase 7 ($1): the server's CM got LAP $1 on port 2" \
+			'[ "$(cm2 rx lap)" = $((lap_rx0 + $R)) ]'
+		check "phase 7 ($1): the server's CM answered with APR $1" \
+			'[ "$(cm2 tx apr)" = $((apr_tx0 + $R)) ]'
+		check "phase 7 ($1): the server's CM left the program's QP alone (cm_ha_error rearm -EOPNOTSUPP)" \
+			'[ "$(grep -c " cm_ha_error: .* action=rearm err=-95$" $T/trace)" = "$R" ]'
+	fi
+}
+link0_back kback7
+rearm_refused 1
+# port 1 down and up again, the connection on port 2 all along
+barrier kcut7b 120
+[ "$ROLE" = a ] && host_cmd both "set_link n0 off"
+wait_carrier eth0 0 30
+wait_for 30 grep -q DOWN $P1/state || fail "port 1 not DOWN with link 0 cut"
+link0_back kback7b
+rearm_refused 2
+T_END=$(now)
+[ "$ROLE" = a ] || kc_log
+check "phase 7: no WC error" '[ "$(count " wc_error ")" = 0 ]'
+check "phase 7: no new connection" '[ "$(count " connected id=")" = 0 ]'
+check "phase 7: no DISCONNECTED/UNREACHABLE/REJECTED" \
+	'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+if [ "$ROLE" = b ]; then
+	check "phase 7: no CM event on the client" \
+		'[ "$(count " cm_event .* id=$KID$")" = 0 ]'
+	check "phase 7: no stall over $KEPT_MAX_GAP_MS ms (longest $(longest_stall) ms)" \
+		'[ "$(longest_stall)" -le "$KEPT_MAX_GAP_MS" ]'
+fi
+# the end: b's DREQ leaves from port 2 (the connection never left it)
+dreq_tx0=$(cm2 tx dreq) dreq_rx0=$(cm2 rx dreq)
+T_WIN=$(now)
+barrier kend7 120
+if [ "$ROLE" = b ]; then
+	echo stop >$KC || fail "phase 7: stop"
+	check "phase 7: the kernel client's DREQ went out of port 2" \
+		'[ "$(cm2 tx dreq)" -gt "$dreq_tx0" ]'
+	barrier kstop7 120
+	kc_log
+else
+	wait_for 10 grep -q "$(ev DISCONNECTED 0 1)" "$PLOG"
+	T_END=$(now)
+	check "phase 7: the server got the DREQ: DISCONNECTED status 0" \
+		'[ "$(count "$(ev DISCONNECTED 0 1)")" = 1 ]'
+	check "phase 7: the DREQ came in on port 2" \
+		'[ "$(cm2 rx dreq)" -gt "$dreq_rx0" ]'
+	barrier kstop7 120
+	kill "$PID" 2>/dev/null
+	wait "$PID"
+fi
+awk -v w0="$T_WIN0" '$1 >= w0' "$PLOG" | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /"
+PLOG=/tmp/kc.log
+barrier link0back7 120
+bond_activate ib0
+wait_ping "$PEER_IP" 60
+
+# -- phase 8: the device goes under a live kernel connection --------------
 # rdma_cm's removal of a device waits for every ID on it: a kernel
 # consumer must let its IDs go on RDMA_CM_EVENT_DEVICE_REMOVAL.  A new
 # kernel connection (migrate client with the alternate path, notify
@@ -528,13 +671,13 @@ wait_carrier eth1 1 30
 # (and a its listener), and the device goes with the last references to
 # its GIDs, with no splat (the runner fails on any).  Before the consumer
 # let its IDs go, the deletion waited for "stop".
-seq=7
+seq=8
 wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
 	fail "bond0 does not see ib1 up"
-barrier kc7 120
+barrier kc8 120
 T_WIN=$(now)
 kc_pair 7497
-barrier kconn7 120
+barrier kconn8 120
 # the last barrier: the guests' barriers cross bond0, which goes with sib0
 barrier done 120
 sleep 1
@@ -544,18 +687,18 @@ gone=0
 wait_for 30 sh -c "! kill -0 $DEL" && gone=1
 T_END=$(now)
 kc_log
-check "phase 7: rdma link delete sib0 ended within 30 s under a kernel connection" \
+check "phase 8: rdma link delete sib0 ended within 30 s under a kernel connection" \
 	'[ $gone = 1 ]'
-check "phase 7: the consumer got DEVICE_REMOVAL for its connection" \
+check "phase 8: the consumer got DEVICE_REMOVAL for its connection" \
 	'[ "$(count "$(ev DEVICE_REMOVAL 0 "$KID")")" = 1 ]'
-check "phase 7: the consumer destroyed its connection" \
+check "phase 8: the consumer destroyed its connection" \
 	'[ "$(count " destroyed id=$KID$")" = 1 ]'
 [ "$ROLE" = b ] ||
-	check "phase 7: the server let its listener go" \
+	check "phase 8: the server let its listener go" \
 		'[ "$(count " destroyed listener$")" = 1 ]'
 # a deletion still waiting (a failed check above) ends once "stop"
 # destroys the IDs
-echo stop >$KC || fail "phase 7: stop"
+echo stop >$KC || fail "phase 8: stop"
 wait $DEL
 delrc=$?
 kc_log

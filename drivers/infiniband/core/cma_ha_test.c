@@ -18,8 +18,9 @@
  *	a client from SRC to DST:PORT in MODE; with the alternate path
  *	(GIDs as IPv6 addresses, LIDs in decimal or 0x hex, a hop limit
  *	of 1 or more for a GRH, 0 for none) given to rdma_set_ib_alt_path()
- *	once the route is resolved.  It sends a message every 10 ms, one
- *	at a time, and waits for its echo
+ *	once the route is resolved.  It sends a 64-byte message every
+ *	10 ms, one at a time, and waits for its echo: any RC server that
+ *	echoes what it receives will do, a user space one too
  *   stop
  *	disconnects and destroys every connection and the server
  *
@@ -127,7 +128,7 @@ static int kc_post_send(struct kc_conn *c, u64 seq)
 {
 	struct ib_sge sge = {
 		.addr = c->dma,
-		.length = sizeof(seq),
+		.length = KC_MSG_SIZE,
 		.lkey = c->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
@@ -288,6 +289,7 @@ static struct kc_conn *kc_conn_alloc(struct rdma_cm_id *id, bool client)
 		kfree(c);
 		return NULL;
 	}
+	INIT_LIST_HEAD(&c->list);
 	c->id = id;
 	c->client = client;
 	c->send_cqe.done = kc_send_done;
@@ -433,17 +435,12 @@ static const char *kc_event_name(enum rdma_cm_event_type type)
 static int kc_device_removal(struct kc_conn *c)
 {
 	unsigned int num = c->num;
-	struct kc_conn *pos;
-	bool ours = false;
+	bool ours;
 
+	/* off the list: "stop" took it (list_del_init()), or it is ours */
 	spin_lock(&kc_list_lock);
-	list_for_each_entry(pos, &kc_conns, list) {
-		if (pos == c) {
-			list_del(&c->list);
-			ours = true;
-			break;
-		}
-	}
+	ours = !list_empty(&c->list);
+	list_del_init(&c->list);
 	spin_unlock(&kc_list_lock);
 	if (!ours)
 		return 0;
@@ -647,23 +644,28 @@ free:
 static void kc_stop(void)
 {
 	struct rdma_cm_id *listener;
-	struct kc_conn *c, *next;
-	LIST_HEAD(conns);
+	struct kc_conn *c;
+	unsigned int num;
 
 	/* no new connection once it is gone */
 	listener = xchg(&kc_listener, NULL);
 	if (listener)
 		rdma_destroy_id(listener);
+	/*
+	 * One at a time, each off the list before its ID is destroyed: a
+	 * handler on DEVICE_REMOVAL that finds its connection off the list
+	 * leaves it to us (kc_device_removal()).
+	 */
 	spin_lock(&kc_list_lock);
-	list_splice_init(&kc_conns, &conns);
-	spin_unlock(&kc_list_lock);
-	list_for_each_entry_safe(c, next, &conns, list) {
-		unsigned int num = c->num;
-
-		list_del(&c->list);
+	while ((c = list_first_entry_or_null(&kc_conns, struct kc_conn, list))) {
+		list_del_init(&c->list);
+		spin_unlock(&kc_list_lock);
+		num = c->num;
 		kc_conn_free(c, true);
 		kc_log("destroyed id=%u", num);
+		spin_lock(&kc_list_lock);
 	}
+	spin_unlock(&kc_list_lock);
 }
 
 static ssize_t kc_ctl_write(struct file *file, const char __user *ubuf,
