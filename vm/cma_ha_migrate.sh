@@ -60,8 +60,9 @@
 #  7 the same kernel client, a librdmacm server: moved to port 2 by a cut
 #    of link 0; when link 0 is back the server's CM refuses the client's
 #    LAP (APR "unsupported": the QP is the program's), the connection
-#    stays on port 2 untouched, and the CM tries again the next time
-#    port 1 comes back.
+#    stays on port 2 untouched, and the CM tries again each time port 1
+#    comes back: a LAP lost with its resends ends in IB_CM_LAP_ERROR,
+#    and the next one is sent and refused again.
 #  8 a new kernel connection, busy; sib0 deleted on both guests: the
 #    consumer lets its IDs go on DEVICE_REMOVAL and the deletion ends.
 # Left for later (README): the CM finding the alternate path itself.
@@ -88,6 +89,8 @@ migrated_first() {
 }
 P1=/sys/class/infiniband/sib0/ports/1
 P2=/sys/class/infiniband/sib0/ports/2
+# the device's test knobs (Documentation/infiniband/soft_ib.rst)
+KD=/sys/kernel/debug/rxe/sib0
 # cm2 DIR MSG: ib_cm's counter of MSG (tx|rx) on port 2
 cm2() { cat "$P2/cm_$1_msgs/$2"; }
 # cm2_reached DIR MSG N: that counter is N or more (for wait_for)
@@ -535,12 +538,16 @@ wait_carrier eth1 1 30
 # CM sends its LAP, as in phase 6; a's CM, which may not modify a QP of
 # the consumer's own, answers with an APR "unsupported" (and traces
 # cm_ha_error rearm -EOPNOTSUPP); b's CM, refused, leaves the path
-# unarmed (cm_ha_error rearm -ECONNREFUSED), and nothing else happens:
-# no CM event on either side, no WC error, no new connection, no stall
-# over KEPT_MAX_GAP_MS on the client.  The next time port 1 comes back
-# (link 0 cut and back again, the connection on port 2 all along) the CM
-# tries again: a second LAP, refused the same way.  The client's DREQ
-# then leaves from port 2 and the server gets DISCONNECTED status 0.
+# unarmed (cm_ha_error rearm -ECONNREFUSED).  Each time port 1 comes
+# back (link 0 cut and back again, the connection on port 2 all along)
+# the CM tries again: the second LAP is lost with all its resends (b's
+# MADs dropped on the wire), ib_cm raises IB_CM_LAP_ERROR (cm_ha_error
+# rearm -ETIMEDOUT) and a never hears of it; the third, sent because the
+# LAP state is idle again after the error, is refused as the first.
+# Through all of it nothing else happens: no CM event on either side, no
+# WC error, no new connection, no stall over KEPT_MAX_GAP_MS on the
+# client.  The client's DREQ then leaves from port 2 and the server gets
+# DISCONNECTED status 0.
 seq=7
 KPORT=7498
 barrier kc7 120
@@ -582,47 +589,105 @@ else
 	check "phase 7: the server's QP migrated to port 2 on the cut of link 0" \
 		'[ "$(count " async event=path migrated ")" = 1 ]'
 fi
-# rearm_refused N: link 0 is back; the Nth LAP since the cut went out (b)
-# or came in (a) on port 2 and was answered with an APR that refused it
-lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap) apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+# round_start: the counters and the trace of a round start afresh
+round_start() {
+	lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap)
+	apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+	echo >$T/trace
+}
+round_data() {
+	data "what=rearm round=$1 lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+}
+# rearmed_once: one rearm decision since the round started (b)
+rearmed_once() {
+	[ "$(decisions | grep -cE "mode=migrate event=port-active state=connected .* action=rearm$")" = 1 ]
+}
+# rearm_error ERR: the one cm_ha_error of the round is rearm's ERR
+rearm_error() {
+	[ "$(grep -c " cm_ha_error: " $T/trace)" = 1 ] &&
+		grep -q " cm_ha_error: .* action=rearm err=$1$" $T/trace
+}
+# port1_bounce BARRIER: link 0 cut at both ends and port 1 down, the
+# connection on port 2 all along (bond0 stays on ib1), then round_start
+port1_bounce() {
+	barrier "$1" 120
+	[ "$ROLE" = a ] && host_cmd both "set_link n0 off"
+	wait_carrier eth0 0 30
+	wait_for 30 grep -q DOWN $P1/state || fail "port 1 not DOWN with link 0 cut"
+	round_start
+}
+# rearm_refused N: link 0 is back; round N's LAP went out (b) or came in
+# (a) on port 2 and was answered with an APR that refused it
 rearm_refused() {
 	R=$1	# (check evaluates its test in its own scope)
 	if [ "$ROLE" = b ]; then
-		wait_for 20 cm2_reached rx apr $((apr_rx0 + $1))
+		wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
 	else
-		wait_for 20 cm2_reached tx apr $((apr_tx0 + $1))
+		wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
 	fi
 	sleep 1
-	data "what=rearm_refused round=$1 lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
-	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
-	grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	round_data "$R"
 	if [ "$ROLE" = b ]; then
-		check "phase 7 ($1): the CM decided rearm for the kernel client when port 1 came back" \
-			'[ "$(decisions | grep -cE "mode=migrate event=port-active state=connected .* action=rearm$")" = "$R" ]'
-		check "phase 7 ($1): the client's CM sent LAP $1 on port 2" \
-			'[ "$(cm2 tx lap)" = $((lap_tx0 + $R)) ]'
-		check "phase 7 ($1): the client got APR $1 on port 2" \
-			'[ "$(cm2 rx apr)" = $((apr_rx0 + $R)) ]'
-		check "phase 7 ($1): the client's CM took the refusal (cm_ha_error rearm -ECONNREFUSED)" \
-			'[ "$(grep -c " cm_ha_error: .* action=rearm err=-111$" $T/trace)" = "$R" ]'
+		check "phase 7 ($R): the CM decided rearm for the kernel client when port 1 came back" \
+			rearmed_once
+		check "phase 7 ($R): the client's CM sent one LAP on port 2" \
+			'[ "$(cm2 tx lap)" = $((lap_tx0 + 1)) ]'
+		check "phase 7 ($R): the client got one APR on port 2" \
+			'[ "$(cm2 rx apr)" = $((apr_rx0 + 1)) ]'
+		check "phase 7 ($R): the client's CM took the refusal (cm_ha_error rearm -ECONNREFUSED)" \
+			'rearm_error -111'
 	else
-		check "phase 7 ($1): the server's CM got LAP $1 on port 2" \
-			'[ "$(cm2 rx lap)" = $((lap_rx0 + $R)) ]'
-		check "phase 7 ($1): the server's CM answered with APR $1" \
-			'[ "$(cm2 tx apr)" = $((apr_tx0 + $R)) ]'
-		check "phase 7 ($1): the server's CM left the program's QP alone (cm_ha_error rearm -EOPNOTSUPP)" \
-			'[ "$(grep -c " cm_ha_error: .* action=rearm err=-95$" $T/trace)" = "$R" ]'
+		check "phase 7 ($R): the server's CM got one LAP on port 2" \
+			'[ "$(cm2 rx lap)" = $((lap_rx0 + 1)) ]'
+		check "phase 7 ($R): the server's CM answered with one APR" \
+			'[ "$(cm2 tx apr)" = $((apr_tx0 + 1)) ]'
+		check "phase 7 ($R): the server's CM left the program's QP alone (cm_ha_error rearm -EOPNOTSUPP)" \
+			'rearm_error -95'
 	fi
 }
+round_start
 link0_back kback7
 rearm_refused 1
-# port 1 down and up again, the connection on port 2 all along
-barrier kcut7b 120
-[ "$ROLE" = a ] && host_cmd both "set_link n0 off"
-wait_carrier eth0 0 30
-wait_for 30 grep -q DOWN $P1/state || fail "port 1 not DOWN with link 0 cut"
+# Round 2, a LAP that gets no answer: b's device loses every MAD it sends
+# on the wire (debugfs drop, class mad), the LAP and all its resends.
+# ib_cm gives up when the resends run out (the connection's CM timeouts:
+# 15 resends, about 4.1 s apart, from rdma_cm's REQ) and raises
+# IB_CM_LAP_ERROR, which b's CM traces as cm_ha_error rearm -ETIMEDOUT;
+# a never hears of the LAP; nothing else happens to the connection.
+port1_bounce kcut7b
+[ "$ROLE" = b ] && { echo "mad 1000" >$KD/drop || fail "phase 7: drop mad"; }
 link0_back kback7b
-rearm_refused 2
+if [ "$ROLE" = b ]; then
+	t0=$(now)
+	wait_for 120 grep -q " cm_ha_error: .* action=rearm " $T/trace
+	lap_error_s=$(awk -v t0="$t0" -v t1="$(now)" 'BEGIN { printf "%.1f", t1 - t0 }')
+	echo "mad 0" >$KD/drop || fail "phase 7: drop mad 0"
+	sleep 1
+	round_data 2
+	data "what=lap_error_s value=$lap_error_s"
+	check "phase 7 (2): the CM decided rearm for the kernel client when port 1 came back" \
+		rearmed_once
+	check "phase 7 (2): no answer to the LAP: IB_CM_LAP_ERROR, cm_ha_error rearm -ETIMEDOUT (after $lap_error_s s)" \
+		'rearm_error -110'
+	check "phase 7 (2): no APR came" '[ "$(cm2 rx apr)" = "$apr_rx0" ]'
+	barrier klaperr7 180
+else
+	barrier klaperr7 180
+	round_data 2
+	check "phase 7 (2): the server's CM never got the LAP" \
+		'[ "$(cm2 rx lap)" = "$lap_rx0" ]'
+	check "phase 7 (2): the server's CM sent no APR" \
+		'[ "$(cm2 tx apr)" = "$apr_tx0" ]'
+	check "phase 7 (2): no cm_ha_error on the server" \
+		'! grep -q " cm_ha_error: " $T/trace'
+fi
+# Round 3: the LAP that timed out left the connection's LAP state idle:
+# the next port-up sends a new one, refused as in round 1
+port1_bounce kcut7c
+link0_back kback7c
+rearm_refused 3
 T_END=$(now)
 [ "$ROLE" = a ] || kc_log
 check "phase 7: no WC error" '[ "$(count " wc_error ")" = 0 ]'
