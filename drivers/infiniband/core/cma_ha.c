@@ -646,6 +646,16 @@ u32 cma_ha_other_port(const struct rdma_id_private *id_priv)
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_ha_other_port);
 
+/* Whether the port cma_ha_other_port() gives is there and ACTIVE */
+static bool cma_ha_other_port_up(const struct rdma_id_private *id_priv)
+{
+	struct ib_device *device = id_priv->id.device;
+	u32 port = cma_ha_other_port(id_priv);
+
+	return device && port && rdma_is_port_valid(device, port) &&
+	       !cma_ha_port_down(device, port);
+}
+
 /*
  * Whether the connection can move to the other path: the ID has an
  * alternate path (the consumer's rdma_set_ib_alt_path(), or the REQ of a
@@ -657,14 +667,9 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_other_port);
  */
 static bool cma_ha_can_migrate(struct rdma_id_private *id_priv)
 {
-	struct ib_device *device = id_priv->id.device;
-	u32 port = cma_ha_other_port(id_priv);
-
-	return device && port &&
-	       READ_ONCE(id_priv->id.route.num_pri_alt_paths) == 2 &&
+	return READ_ONCE(id_priv->id.route.num_pri_alt_paths) == 2 &&
 	       !READ_ONCE(id_priv->ha_unarmed) &&
-	       rdma_is_port_valid(device, port) &&
-	       !cma_ha_port_down(device, port);
+	       cma_ha_other_port_up(id_priv);
 }
 
 /*
@@ -852,12 +857,8 @@ EXPORT_SYMBOL_IF_KUNIT(cma_ha_failover_path);
  */
 unsigned int cma_ha_rearm_path(struct rdma_id_private *id_priv)
 {
-	struct ib_device *device = id_priv->id.device;
-	u32 port = cma_ha_other_port(id_priv);
-
-	if (!device || !port || !READ_ONCE(id_priv->ha_alt_local) ||
-	    !READ_ONCE(id_priv->ha_unarmed) ||
-	    !rdma_is_port_valid(device, port) || cma_ha_port_down(device, port))
+	if (!READ_ONCE(id_priv->ha_alt_local) ||
+	    !READ_ONCE(id_priv->ha_unarmed) || !cma_ha_other_port_up(id_priv))
 		return 0;
 	return CMA_HA_PATH_REARM;
 }
