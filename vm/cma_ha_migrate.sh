@@ -63,7 +63,11 @@
 #    stays on port 2 untouched, and the CM tries again each time port 1
 #    comes back: a LAP lost with its resends ends in IB_CM_LAP_ERROR,
 #    and the next one is sent and refused again.
-#  8 a new kernel connection, busy; sib0 deleted on both guests: the
+#  8 librdmacm programs in migrate mode at both ends, moved to port 2 by a
+#    cut of link 0: when link 0 is back, each is told of the path on
+#    port 1 (RDMA_CM_EVENT_ALT_PATH_LOADED) and arms its QP with it; link
+#    1 cut: the connection moves back to port 1 with no teardown.
+#  9 a new kernel connection, busy; sib0 deleted on both guests: the
 #    consumer lets its IDs go on DEVICE_REMOVAL and the deletion ends.
 # Left for later (README): the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
@@ -727,7 +731,118 @@ barrier link0back7 120
 bond_activate ib0
 wait_ping "$PEER_IP" 60
 
-# -- phase 8: the device goes under a live kernel connection --------------
+# -- phase 8: librdmacm programs arm their own QPs again ------------------
+# Both ends are librdmacm programs in migrate mode (rdma_ha_pingpong: the
+# client with the alternate path, the server's IDs in migrate mode from
+# its bound listener), whose QPs are their own.  A cut of link 0 moves
+# the connection to port 2 (the devices migrate both QPs as port 1 goes
+# down).  When link 0 is back, b's CM decides rearm and sends its LAP;
+# a's CM accepts the path and tells the server
+# (RDMA_CM_EVENT_ALT_PATH_LOADED), which arms its QP (rdma_init_qp_attr()
+# for RTS, ibv_modify_qp()); on the APR b's CM tells the client, which arms
+# its own.  Link 1 cut: both QPs migrate back to port 1 as port 2 goes
+# down, with no other CM event, no WC error, no new connection and a gap
+# within MIGRATE_GAP_MS; with link 1 still cut the client ends the
+# connection and its DREQ leaves from port 1.  Before "RDMA/cma: Tell a
+# consumer in migrate mode to arm its own QP again" b's CM sent no LAP for
+# a QP of the program's, and the connection died on the cut of link 1.
+seq=7
+start migrate "$MY_IP" migrate "--alt-path $ALT --retry-count 3 --stall-ms 50"
+[ "$ROLE" = a ] ||
+	check "the alternate path was accepted" \
+		'grep -q " alt_path rc=0 errno=0 .* id=1$" "$PLOG"'
+cut_active 0 ib1
+act_window cut8
+check "the QP migrated to port 2 on the cut of link 0 (IBV_EVENT_PATH_MIG)" \
+	'[ "$(count " async event=path migrated ")" = 1 ]'
+lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap) apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+echo >$T/trace
+T_WIN=$(now)
+link0_back back8
+if [ "$ROLE" = b ]; then
+	wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
+else
+	wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
+fi
+wait_for 10 grep -q " alt_path_armed " "$PLOG"
+sleep 1
+T_END=$(now)
+data "what=rearm lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "the program was told of the new alternate path (ALT_PATH_LOADED)" \
+	'[ "$(count "$(ev ALT_PATH_LOADED 0 1)")" = 1 ]'
+check "the program armed its QP with it (rdma_init_qp_attr, ibv_modify_qp: rc 0, REARM)" \
+	'[ "$(count " alt_path_armed rc=0 mask=0x[0-9a-f]* mig_state=1 alt_port=1 id=1$")" = 1 ]'
+check "no cm_ha_error while the path was armed again" \
+	'! grep -q " cm_ha_error: " $T/trace'
+if [ "$ROLE" = b ]; then
+	check "the CM decided rearm for the client when port 1 came back" \
+		'decisions | grep -qE "mode=migrate event=port-active state=connected .* action=rearm$"'
+	check "the client's CM sent a LAP on port 2" \
+		'[ "$(cm2 tx lap)" = $((lap_tx0 + 1)) ]'
+	check "the client got the server's APR on port 2" \
+		'[ "$(cm2 rx apr)" = $((apr_rx0 + 1)) ]'
+else
+	check "the server's CM got the LAP on port 2" \
+		'[ "$(cm2 rx lap)" = $((lap_rx0 + 1)) ]'
+	check "the server's CM accepted it in its APR" \
+		'[ "$(cm2 tx apr)" = $((apr_tx0 + 1)) ]'
+fi
+echo >$T/trace
+cut_active 1 ib0
+act_window cut8b
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "the QP migrated back to port 1 on the cut of link 1 (IBV_EVENT_PATH_MIG)" \
+	'[ "$(count " async event=path migrated ")" = 1 ]'
+check "no WC error" '[ "$(count " wc_error ")" = 0 ]'
+check "no new connection" '[ "$(count " connected id=")" = 0 ]'
+check "no DISCONNECTED/UNREACHABLE/REJECTED" \
+	'[ "$(count "RDMA_CM_EVENT_(DISCONNECTED|UNREACHABLE|REJECTED)")" = 0 ]'
+if [ "$ROLE" = b ]; then
+	check "the CM decided migrate for the client on the cut of link 1" \
+		'decisions | grep -qE "mode=migrate event=(bond-failover|port-err) state=connected .* action=migrate$"'
+	check "the move back did not fail (no cm_ha_error)" \
+		'! grep -q " cm_ha_error: " $T/trace'
+	check "no CM event for the connection on the cut of link 1" \
+		'[ "$(count " cm_event .* id=1$")" = 0 ]'
+	gap=$(longest_stall)
+	data "what=migrate_back_gap_ms value=$gap"
+	check "longest gap across the cut of link 1 $gap ms, at most $MIGRATE_GAP_MS ms" \
+		'[ "$gap" -le "$MIGRATE_GAP_MS" ]'
+fi
+# the end, link 1 still cut: b's DREQ leaves from port 1
+dreq_tx0=$(cmp 1 tx dreq) dreq_rx0=$(cmp 1 rx dreq)
+T_WIN=$(now)
+barrier "end$seq" 120
+T_ACT=$(now)
+if [ "$ROLE" = b ]; then
+	kill "$PID" 2>/dev/null
+	wait "$PID"
+	RC=$?
+	check "client busy until it was stopped (exit $RC, want 0)" '[ "$RC" = 0 ]'
+	check "the client's DREQ went out of port 1" \
+		'[ "$(cmp 1 tx dreq)" -gt "$dreq_tx0" ]'
+	barrier "stop$seq" 120
+else
+	T_END=$(awk -v t="$T_ACT" 'BEGIN { print t + 30 }')
+	wait_for 10 grep -q "$(ev DISCONNECTED 0 1)" "$PLOG"
+	t=$(since "$(ev DISCONNECTED 0 1)")
+	check "the server got the client's DREQ: DISCONNECTED status 0 (${t:-never} ms after the barrier)" \
+		'within "$t"'
+	check "the DREQ came in on port 1" '[ "$(cmp 1 rx dreq)" -gt "$dreq_rx0" ]'
+	barrier "stop$seq" 120
+	kill "$PID" 2>/dev/null
+	wait "$PID"
+fi
+sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+barrier link1back8 120
+[ "$ROLE" = a ] && host_cmd both "set_link n1 on"
+wait_carrier eth1 1 30
+PLOG=/tmp/kc.log
+
+# -- phase 9: the device goes under a live kernel connection --------------
 # rdma_cm's removal of a device waits for every ID on it: a kernel
 # consumer must let its IDs go on RDMA_CM_EVENT_DEVICE_REMOVAL.  A new
 # kernel connection (migrate client with the alternate path, notify
@@ -736,13 +851,13 @@ wait_ping "$PEER_IP" 60
 # (and a its listener), and the device goes with the last references to
 # its GIDs, with no splat (the runner fails on any).  Before the consumer
 # let its IDs go, the deletion waited for "stop".
-seq=8
+seq=9
 wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
 	fail "bond0 does not see ib1 up"
-barrier kc8 120
+barrier kc9 120
 T_WIN=$(now)
 kc_pair 7497
-barrier kconn8 120
+barrier kconn9 120
 # the last barrier: the guests' barriers cross bond0, which goes with sib0
 barrier done 120
 sleep 1
@@ -752,18 +867,18 @@ gone=0
 wait_for 30 sh -c "! kill -0 $DEL" && gone=1
 T_END=$(now)
 kc_log
-check "phase 8: rdma link delete sib0 ended within 30 s under a kernel connection" \
+check "phase 9: rdma link delete sib0 ended within 30 s under a kernel connection" \
 	'[ $gone = 1 ]'
-check "phase 8: the consumer got DEVICE_REMOVAL for its connection" \
+check "phase 9: the consumer got DEVICE_REMOVAL for its connection" \
 	'[ "$(count "$(ev DEVICE_REMOVAL 0 "$KID")")" = 1 ]'
-check "phase 8: the consumer destroyed its connection" \
+check "phase 9: the consumer destroyed its connection" \
 	'[ "$(count " destroyed id=$KID$")" = 1 ]'
 [ "$ROLE" = b ] ||
-	check "phase 8: the server let its listener go" \
+	check "phase 9: the server let its listener go" \
 		'[ "$(count " destroyed listener$")" = 1 ]'
 # a deletion still waiting (a failed check above) ends once "stop"
 # destroys the IDs
-echo stop >$KC || fail "phase 8: stop"
+echo stop >$KC || fail "phase 9: stop"
 wait $DEL
 delrc=$?
 kc_log

@@ -10,7 +10,9 @@
  * and the completion channels are non-blocking and multiplexed with ppoll().
  *
  * The device's asynchronous events (path migration, QP errors) are logged
- * as "async event=...".
+ * as "async event=...".  When the CM loads a new alternate path into an ID
+ * in migrate mode (RDMA_CM_EVENT_ALT_PATH_LOADED), the program arms its QP
+ * with it at once ("alt_path_armed rc=...").
  *
  * stdout carries one record per line: "<mono> <role> <what> key=value ...".
  * Diagnostics for people go to stderr.
@@ -665,6 +667,35 @@ static void pp_client_wc(struct pp_app *app, struct pp_conn *c,
  * TIMEWAIT_EXIT and the rest are only logged: the connection goes on until
  * the CM or a completion says it is gone.
  */
+/*
+ * The kernel's RDMA_CM_EVENT_ALT_PATH_LOADED ("RDMA/cma: Tell a consumer in
+ * migrate mode to arm its own QP again"), which librdmacm does not name yet.
+ */
+#define PP_EVENT_ALT_PATH_LOADED	16
+
+static const char *pp_event_str(enum rdma_cm_event_type type)
+{
+	if ((int)type == PP_EVENT_ALT_PATH_LOADED)
+		return "RDMA_CM_EVENT_ALT_PATH_LOADED";
+	return rdma_event_str(type);
+}
+
+/*
+ * A new alternate path was loaded (a LAP, after a migration the path the
+ * connection left): arm the QP with it.  rdma_init_qp_attr() for RTS gives
+ * the path and IBV_MIG_REARM; the CM does not modify a QP of ours.
+ */
+static void pp_arm_alt_path(struct pp_app *app, struct pp_conn *c)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTS };
+	int mask = 0, rc;
+
+	rc = rdma_init_qp_attr(c->id, &attr, &mask) ? errno :
+	     ibv_modify_qp(c->id->qp, &attr, mask);
+	pp_log(app, "alt_path_armed rc=%d mask=0x%x mig_state=%d alt_port=%u id=%u",
+	       rc, mask, attr.path_mig_state, attr.alt_port_num, c->num);
+}
+
 static bool pp_event_ends_conn(enum rdma_cm_event_type type)
 {
 	switch (type) {
@@ -750,6 +781,10 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 
 	if (!c || c->dead)
 		return;
+	if ((int)type == PP_EVENT_ALT_PATH_LOADED) {
+		pp_arm_alt_path(app, c);
+		return;
+	}
 	switch (type) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (rdma_resolve_route(id, PP_RESOLVE_TIMEOUT_MS))
@@ -781,7 +816,7 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 		break;
 	default:
 		if (pp_event_ends_conn(type))
-			pp_kill(c, rdma_event_str(type), false);
+			pp_kill(c, pp_event_str(type), false);
 		break;
 	}
 }
@@ -955,6 +990,10 @@ static void pp_server_cm(struct pp_app *app, enum rdma_cm_event_type type,
 	c = id->context;
 	if (!c || c->dead)
 		return;
+	if ((int)type == PP_EVENT_ALT_PATH_LOADED) {
+		pp_arm_alt_path(app, c);
+		return;
+	}
 	switch (type) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pp_conn_established(app, c);
@@ -962,7 +1001,7 @@ static void pp_server_cm(struct pp_app *app, enum rdma_cm_event_type type,
 		break;
 	default:
 		if (pp_event_ends_conn(type))
-			pp_kill(c, rdma_event_str(type), false);
+			pp_kill(c, pp_event_str(type), false);
 		break;
 	}
 }
@@ -1050,7 +1089,7 @@ static void pp_drain_cm(struct pp_app *app)
 		      ++app->id_counter : pp_id_num(app, id);
 		app->s.events++;
 		pp_log(app, "cm_event name=%s status=%d id=%u",
-		       rdma_event_str(type), status, num);
+		       pp_event_str(type), status, num);
 		if (type == RDMA_CM_EVENT_ADDR_CHANGE && status > 0 &&
 		    status < (int)ARRAY_SIZE(pp_ha_path_names))
 			pp_log(app, "ha_path status=%s value=%d id=%u",
