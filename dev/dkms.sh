@@ -157,6 +157,23 @@ subst() {
 	    -e "s|@MODULES@|$MODULE_NAMES|g" "$@"
 }
 
+# genksyms_hide PKG: the enumeration constants dkms/genksyms lists, hidden
+# from genksyms in PKG's copy of their header: the constant, the last of
+# its enumeration, moves under #ifndef __GENKSYMS__ with the comma before
+# it, so that genksyms reads the enumeration as Debian's header has it.
+genksyms_hide() {
+	local pkg=$1 h c
+	while read -r h c _; do
+		[ -n "$h" ] || continue
+		[ -f "$pkg/$h" ] || die "dkms/genksyms: $h is not in the package"
+		perl -0pi -e '
+			my $c = "'"$c"'";
+			s/,([ \t]*\n)[ \t]*\Q$c\E[ \t]*\n\};/$1#ifndef __GENKSYMS__\n\t, $c\n#endif\n};/
+				or die "dkms/genksyms: $c is not the last constant of an enumeration\n";
+		' "$pkg/$h" || die "dkms/genksyms: $h: $c not hidden"
+	done < <(grep -v '^#' "$DKMS_CFG/genksyms")
+}
+
 source_pkg() {
 	local sel dirs d m f o i pkg init objs conf
 	"$RDMA_HA_ROOT/dev/prepare-src.sh" patched
@@ -216,6 +233,7 @@ source_pkg() {
 		mkdir -p "$pkg/$(dirname "$f")"
 		cp "$SRC/$f" "$pkg/$f"
 	done
+	genksyms_hide "$pkg"
 
 	conf=$(new_options | awk -F= '$2 == "y" {
 		printf "%s := y\nccflags-y += -D%s=1\n", $1, $1 }')
