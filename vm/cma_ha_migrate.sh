@@ -67,7 +67,10 @@
 #    cut of link 0: when link 0 is back, each is told of the path on
 #    port 1 (RDMA_CM_EVENT_ALT_PATH_LOADED) and arms its QP with it; link
 #    1 cut: the connection moves back to port 1 with no teardown.
-#  9 a new kernel connection, busy; sib0 deleted on both guests: the
+#  9 a librdmacm client in migrate mode only by its port's default_ha_mode:
+#    the CM sends no LAP for its QP and tells it nothing (it may not know
+#    the event).
+# 10 a new kernel connection, busy; sib0 deleted on both guests: the
 #    consumer lets its IDs go on DEVICE_REMOVAL and the deletion ends.
 # Left for later (README): the CM finding the alternate path itself.
 . "$(dirname "$0")/lib.sh"
@@ -842,7 +845,54 @@ barrier link1back8 120
 wait_carrier eth1 1 30
 PLOG=/tmp/kc.log
 
-# -- phase 9: the device goes under a live kernel connection --------------
+# -- phase 9: migrate only as the port's default ---------------------------
+# A librdmacm client that sets no mode, on a port whose default_ha_mode is
+# migrate (configfs), with the alternate path; the server as in phase 8.
+# The program did not choose migrate mode, so it may not know
+# RDMA_CM_EVENT_ALT_PATH_LOADED: when link 0 is back after the cut that
+# moved the connection, b's CM decides rearm, but sends no LAP for the
+# program's QP (cm_ha_error rearm -EOPNOTSUPP) and tells it nothing.
+wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
+	fail "bond0 does not see ib1 up"
+CFG=/sys/kernel/config/rdma_cm
+[ -d $CFG ] || mount -t configfs none /sys/kernel/config 2>/dev/null
+if [ "$ROLE" = b ]; then
+	mkdir -p $CFG/sib0 || fail "mkdir $CFG/sib0"
+	echo migrate >$CFG/sib0/ports/1/default_ha_mode ||
+		fail "default_ha_mode migrate on sib0 port 1"
+fi
+start migrate "$MY_IP" default "--alt-path $ALT --retry-count 3"
+cut_active 0 ib1
+act_window cut9
+check "the QP migrated to port 2 on the cut of link 0 (IBV_EVENT_PATH_MIG)" \
+	'[ "$(count " async event=path migrated ")" = 1 ]'
+lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap)
+echo >$T/trace
+T_WIN=$(now)
+link0_back back9
+[ "$ROLE" = a ] || wait_for 10 grep -q " cm_ha_error: " $T/trace
+sleep 2
+T_END=$(now)
+decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+check "no ALT_PATH_LOADED for a program that did not choose migrate mode" \
+	'[ "$(count "ALT_PATH_LOADED")" = 0 ]'
+if [ "$ROLE" = b ]; then
+	check "the CM decided rearm for the default-mode client when port 1 came back" \
+		'decisions | grep -qE "mode=migrate event=port-active state=connected .* action=rearm$"'
+	check "but sent no LAP for the program's QP (cm_ha_error rearm -EOPNOTSUPP)" \
+		'[ "$(grep -c " cm_ha_error: .* action=rearm err=-95$" $T/trace)" = 1 ] &&
+		 [ "$(cm2 tx lap)" = "$lap_tx0" ]'
+	echo notify >$CFG/sib0/ports/1/default_ha_mode ||
+		fail "default_ha_mode notify on sib0 port 1"
+else
+	check "the server's CM got no LAP" '[ "$(cm2 rx lap)" = "$lap_rx0" ]'
+fi
+stop
+bond_activate ib0
+wait_ping "$PEER_IP" 60
+
+# -- phase 10: the device goes under a live kernel connection -------------
 # rdma_cm's removal of a device waits for every ID on it: a kernel
 # consumer must let its IDs go on RDMA_CM_EVENT_DEVICE_REMOVAL.  A new
 # kernel connection (migrate client with the alternate path, notify
@@ -851,13 +901,13 @@ PLOG=/tmp/kc.log
 # (and a its listener), and the device goes with the last references to
 # its GIDs, with no splat (the runner fails on any).  Before the consumer
 # let its IDs go, the deletion waited for "stop".
-seq=9
+seq=10
 wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
 	fail "bond0 does not see ib1 up"
-barrier kc9 120
+barrier kc10 120
 T_WIN=$(now)
 kc_pair 7497
-barrier kconn9 120
+barrier kconn10 120
 # the last barrier: the guests' barriers cross bond0, which goes with sib0
 barrier done 120
 sleep 1
@@ -867,18 +917,18 @@ gone=0
 wait_for 30 sh -c "! kill -0 $DEL" && gone=1
 T_END=$(now)
 kc_log
-check "phase 9: rdma link delete sib0 ended within 30 s under a kernel connection" \
+check "phase 10: rdma link delete sib0 ended within 30 s under a kernel connection" \
 	'[ $gone = 1 ]'
-check "phase 9: the consumer got DEVICE_REMOVAL for its connection" \
+check "phase 10: the consumer got DEVICE_REMOVAL for its connection" \
 	'[ "$(count "$(ev DEVICE_REMOVAL 0 "$KID")")" = 1 ]'
-check "phase 9: the consumer destroyed its connection" \
+check "phase 10: the consumer destroyed its connection" \
 	'[ "$(count " destroyed id=$KID$")" = 1 ]'
 [ "$ROLE" = b ] ||
-	check "phase 9: the server let its listener go" \
+	check "phase 10: the server let its listener go" \
 		'[ "$(count " destroyed listener$")" = 1 ]'
 # a deletion still waiting (a failed check above) ends once "stop"
 # destroys the IDs
-echo stop >$KC || fail "phase 9: stop"
+echo stop >$KC || fail "phase 10: stop"
 wait $DEL
 delrc=$?
 kc_log
