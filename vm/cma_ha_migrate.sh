@@ -98,8 +98,9 @@ P1=/sys/class/infiniband/sib0/ports/1
 P2=/sys/class/infiniband/sib0/ports/2
 # the device's test knobs (Documentation/infiniband/soft_ib.rst)
 KD=/sys/kernel/debug/rxe/sib0
-# cm2 DIR MSG: ib_cm's counter of MSG (tx|rx) on port 2
-cm2() { cat "$P2/cm_$1_msgs/$2"; }
+# cmp N DIR MSG: ib_cm's counter of MSG (tx|rx) on port N; cm2: on port 2
+cmp() { cat "/sys/class/infiniband/sib0/ports/$1/cm_$2_msgs/$3"; }
+cm2() { cmp 2 "$@"; }
 # cm2_reached DIR MSG N: that counter is N or more (for wait_for)
 cm2_reached() { [ "$(cm2 "$1" "$2")" -ge "$3" ]; }
 # link0_back BARRIER: after BARRIER, link 0 back at both ends, port 1
@@ -199,34 +200,42 @@ else
 fi
 
 # -- phase 2: the DREQ after the migration, link 0 still cut --------------
-dreq_tx0=$(cm2 tx dreq) dreq_rx0=$(cm2 rx dreq)
-# b stops the client as soon as it leaves the barrier, which may be
-# before a does: a's window opens before the barrier, its reference is
-# when it left it (the DREQ may come a little earlier: negative times)
-T_WIN=$(now)
-barrier "end$seq" 120
-T_ACT=$(now)
-if [ "$ROLE" = b ]; then
-	kill "$PID" 2>/dev/null
-	wait "$PID"
-	RC=$?
-	check "client busy until it was stopped (exit $RC, want 0)" '[ "$RC" = 0 ]'
-	check "the client's DREQ went out of port 2" \
-		'[ "$(cm2 tx dreq)" -gt "$dreq_tx0" ]'
-	barrier "stop$seq" 120
-else
-	T_END=$(awk -v t="$T_ACT" 'BEGIN { print t + 30 }')
-	wait_for 10 grep -q "$(ev DISCONNECTED 0 1)" "$PLOG"
-	t=$(since "$(ev DISCONNECTED 0 1)")
-	data "what=dreq_disconnected_ms value=${t:-none}"
-	check "the server got the client's DREQ: DISCONNECTED status 0 (${t:-never} ms after the barrier)" \
-		'within "$t"'
-	check "the DREQ came in on port 2" '[ "$(cm2 rx dreq)" -gt "$dreq_rx0" ]'
-	barrier "stop$seq" 120
-	kill "$PID" 2>/dev/null
-	wait "$PID"
-fi
-sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+# pp_end N: b stops the librdmacm client of the phase: its DREQ leaves
+# from port N, and the server (a) gets DISCONNECTED status 0, the DREQ in
+# on port N.  b stops the client as soon as it leaves the barrier, which
+# may be before a does: a's window opens before the barrier, its
+# reference is when it left it (the DREQ may come a little earlier:
+# negative times).
+pp_end() {
+	KPORT=$1	# (check evaluates its test in its own scope)
+	dreq_tx0=$(cmp "$KPORT" tx dreq) dreq_rx0=$(cmp "$KPORT" rx dreq)
+	T_WIN=$(now)
+	barrier "end$seq" 120
+	T_ACT=$(now)
+	if [ "$ROLE" = b ]; then
+		kill "$PID" 2>/dev/null
+		wait "$PID"
+		RC=$?
+		check "client busy until it was stopped (exit $RC, want 0)" '[ "$RC" = 0 ]'
+		check "the client's DREQ went out of port $KPORT" \
+			'[ "$(cmp "$KPORT" tx dreq)" -gt "$dreq_tx0" ]'
+		barrier "stop$seq" 120
+	else
+		T_END=$(awk -v t="$T_ACT" 'BEGIN { print t + 30 }')
+		wait_for 10 grep -q "$(ev DISCONNECTED 0 1)" "$PLOG"
+		t=$(since "$(ev DISCONNECTED 0 1)")
+		data "what=dreq_disconnected_ms value=${t:-none}"
+		check "the server got the client's DREQ: DISCONNECTED status 0 (${t:-never} ms after the barrier)" \
+			'within "$t"'
+		check "the DREQ came in on port $KPORT" \
+			'[ "$(cmp "$KPORT" rx dreq)" -gt "$dreq_rx0" ]'
+		barrier "stop$seq" 120
+		kill "$PID" 2>/dev/null
+		wait "$PID"
+	fi
+	sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+}
+pp_end 2
 # The connection's IDs are destroyed by now; the GID of port 2, which the
 # alternate path's address vectors referenced, is still in the port's
 # table.
@@ -349,8 +358,6 @@ kc_pair() {
 	KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
 	log "phase $seq: kernel connection id=$KID"
 }
-# cmp N DIR MSG: ib_cm's counter of MSG (tx|rx) on port N
-cmp() { cat "/sys/class/infiniband/sib0/ports/$1/cm_$2_msgs/$3"; }
 # kc_end N: the kernel client (b) ends connection KID: its DREQ leaves
 # from port N and the server (a) gets DISCONNECTED status 0, its DREQ in
 # on port N.  b stops as soon as it leaves the barrier, which a may leave
@@ -556,7 +563,7 @@ wait_carrier eth1 1 30
 # client.  The client's DREQ then leaves from port 2 and the server gets
 # DISCONNECTED status 0.
 seq=7
-KPORT=7498
+PORT7=7498
 barrier kc7 120
 bond_activate ib0
 wait_ping "$PEER_IP" 60
@@ -567,7 +574,7 @@ T_WIN=$(now) T_WIN0=$(now)
 n=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
 if [ "$ROLE" = a ]; then
 	PLOG=/tmp/pp7s.log
-	$PP -s -b "$MY_IP" -p $KPORT -d 600 >"$PLOG" 2>&1 &
+	$PP -s -b "$MY_IP" -p $PORT7 -d 600 >"$PLOG" 2>&1 &
 	PID=$!
 	wait_for 10 grep -q ' listening ' "$PLOG" ||
 		fail "phase 7: server did not listen: $(cat "$PLOG")"
@@ -576,7 +583,7 @@ if [ "$ROLE" = a ]; then
 		fail "phase 7: no connection: $(tail -n 5 "$PLOG")"
 else
 	barrier ksrv7 120
-	echo "connect $MY_IP $PEER_IP $KPORT migrate $ALT" >$KC ||
+	echo "connect $MY_IP $PEER_IP $PORT7 migrate $ALT" >$KC ||
 		fail "phase 7: connect"
 	wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $n ]" ||
 		fail "phase 7: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
@@ -816,30 +823,7 @@ if [ "$ROLE" = b ]; then
 		'[ "$gap" -le "$MIGRATE_GAP_MS" ]'
 fi
 # the end, link 1 still cut: b's DREQ leaves from port 1
-dreq_tx0=$(cmp 1 tx dreq) dreq_rx0=$(cmp 1 rx dreq)
-T_WIN=$(now)
-barrier "end$seq" 120
-T_ACT=$(now)
-if [ "$ROLE" = b ]; then
-	kill "$PID" 2>/dev/null
-	wait "$PID"
-	RC=$?
-	check "client busy until it was stopped (exit $RC, want 0)" '[ "$RC" = 0 ]'
-	check "the client's DREQ went out of port 1" \
-		'[ "$(cmp 1 tx dreq)" -gt "$dreq_tx0" ]'
-	barrier "stop$seq" 120
-else
-	T_END=$(awk -v t="$T_ACT" 'BEGIN { print t + 30 }')
-	wait_for 10 grep -q "$(ev DISCONNECTED 0 1)" "$PLOG"
-	t=$(since "$(ev DISCONNECTED 0 1)")
-	check "the server got the client's DREQ: DISCONNECTED status 0 (${t:-never} ms after the barrier)" \
-		'within "$t"'
-	check "the DREQ came in on port 1" '[ "$(cmp 1 rx dreq)" -gt "$dreq_rx0" ]'
-	barrier "stop$seq" 120
-	kill "$PID" 2>/dev/null
-	wait "$PID"
-fi
-sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE log: /" "$PLOG"
+pp_end 1
 barrier link1back8 120
 [ "$ROLE" = a ] && host_cmd both "set_link n1 on"
 wait_carrier eth1 1 30
