@@ -103,6 +103,28 @@ cmp() { cat "/sys/class/infiniband/sib0/ports/$1/cm_$2_msgs/$3"; }
 cm2() { cmp 2 "$@"; }
 # cm2_reached DIR MSG N: that counter is N or more (for wait_for)
 cm2_reached() { [ "$(cm2 "$1" "$2")" -ge "$3" ]; }
+# lap_mark: port 2's LAP and APR counters now (lap_tx0 ... apr_rx0)
+lap_mark() {
+	lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap)
+	apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+}
+# apr_wait: the APR of a LAP since lap_mark went out (a) or came in (b);
+# then a second for the QP to be armed on it and carry a packet
+apr_wait() {
+	if [ "$ROLE" = b ]; then
+		wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
+	else
+		wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
+	fi
+	sleep 1
+}
+# lap_data WHAT: the counters since lap_mark, the HA decisions and the
+# cm_ha_errors traced
+lap_data() {
+	data "what=$* lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
+	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+	grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+}
 # link0_back BARRIER: after BARRIER, link 0 back at both ends, port 1
 # ACTIVE and ib0 up again in bond0 (not yet its active slave)
 link0_back() {
@@ -338,12 +360,23 @@ KC=/sys/kernel/debug/rdma_cm_ha_test/ctl
 PLOG=/tmp/kc.log
 # kc_log: the consumer's kernel log lines, CLOCK_MONOTONIC first
 kc_log() { dmesg | sed -n 's/^.*cma_ha_test: //p' >"$PLOG"; }
+# kc_conns: how many connections the consumer of this guest made so far
+kc_conns() { dmesg | grep -c 'cma_ha_test: .* connected id='; }
+# kc_connected N: wait until the consumer made its connection N+1; KID
+# is its number
+kc_connected() {
+	wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $1 ]" ||
+		fail "phase $seq: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
+	kc_log
+	KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
+	log "phase $seq: kernel connection id=$KID"
+}
 # kc_pair PORT: a new kernel connection, a's notify server on PORT and
 # b's migrate client with the alternate path $ALT; once this guest's side
 # is connected, KID is its number.
 kc_pair() {
 	local n
-	n=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
+	n=$(kc_conns)
 	if [ "$ROLE" = a ]; then
 		echo "listen $MY_IP $1 notify" >$KC || fail "phase $seq: listen"
 		barrier "ksrv$seq" 120
@@ -352,11 +385,7 @@ kc_pair() {
 		echo "connect $MY_IP $PEER_IP $1 migrate $ALT" >$KC ||
 			fail "phase $seq: connect"
 	fi
-	wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $n ]" ||
-		fail "phase $seq: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
-	kc_log
-	KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
-	log "phase $seq: kernel connection id=$KID"
+	kc_connected "$n"
 }
 # kc_end N: the kernel client (b) ends connection KID: its DREQ leaves
 # from port N and the server (a) gets DISCONNECTED status 0, its DREQ in
@@ -478,20 +507,13 @@ act_window kcut6
 kc_log
 check "phase 6: the QPs migrated to port 2 on the cut of link 0" \
 	'[ "$(count " async event=path migration successful id=$KID$")" = 1 ]'
-lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap) apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+lap_mark
 echo >$T/trace
 link0_back kback6
 # the client's QP is armed once the APR is in (the port's 100 ms hold-off,
-# a LAP and an APR): wait for it, then let the armed path carry a packet
-if [ "$ROLE" = b ]; then
-	wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
-else
-	wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
-fi
-sleep 1
-data "what=rearm lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
-decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
-grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+# a LAP and an APR)
+apr_wait
+lap_data rearm
 check "phase 6: no cm_ha_error while the path on port 1 was armed again" \
 	'! grep -q " cm_ha_error: " $T/trace'
 if [ "$ROLE" = b ]; then
@@ -571,7 +593,7 @@ wait_for 30 grep -qx up /sys/class/net/ib1/bonding_slave/mii_status ||
 	fail "bond0 does not see ib1 up"
 echo >$T/trace
 T_WIN=$(now) T_WIN0=$(now)
-n=$(dmesg | grep -c 'cma_ha_test: .* connected id=')
+n=$(kc_conns)
 if [ "$ROLE" = a ]; then
 	PLOG=/tmp/pp7s.log
 	$PP -s -b "$MY_IP" -p $PORT7 -d 600 >"$PLOG" 2>&1 &
@@ -585,11 +607,7 @@ else
 	barrier ksrv7 120
 	echo "connect $MY_IP $PEER_IP $PORT7 migrate $ALT" >$KC ||
 		fail "phase 7: connect"
-	wait_for 40 sh -c "[ \$(dmesg | grep -c 'cma_ha_test: .* connected id=') -gt $n ]" ||
-		fail "phase 7: no kernel connection: $(dmesg | grep cma_ha_test: | tail -n 5)"
-	kc_log
-	KID=$(sed -n 's/.* connected id=\([0-9]*\) port=[0-9]*$/\1/p' "$PLOG" | tail -n 1)
-	log "phase 7: kernel connection id=$KID"
+	kc_connected "$n"
 fi
 barrier kconn7 120
 sleep 2
@@ -605,14 +623,8 @@ else
 fi
 # round_start: the counters and the trace of a round start afresh
 round_start() {
-	lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap)
-	apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+	lap_mark
 	echo >$T/trace
-}
-round_data() {
-	data "what=rearm round=$1 lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
-	decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
-	grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
 }
 # rearmed_once: one rearm decision since the round started (b)
 rearmed_once() {
@@ -636,13 +648,8 @@ port1_bounce() {
 # (a) on port 2 and was answered with an APR that refused it
 rearm_refused() {
 	R=$1	# (check evaluates its test in its own scope)
-	if [ "$ROLE" = b ]; then
-		wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
-	else
-		wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
-	fi
-	sleep 1
-	round_data "$R"
+	apr_wait
+	lap_data rearm round="$R"
 	if [ "$ROLE" = b ]; then
 		check "phase 7 ($R): the CM decided rearm for the kernel client when port 1 came back" \
 			rearmed_once
@@ -679,7 +686,7 @@ if [ "$ROLE" = b ]; then
 	lap_error_s=$(awk -v t0="$t0" -v t1="$(now)" 'BEGIN { printf "%.1f", t1 - t0 }')
 	echo "mad 0" >$KD/drop || fail "phase 7: drop mad 0"
 	sleep 1
-	round_data 2
+	lap_data rearm round=2
 	data "what=lap_error_s value=$lap_error_s"
 	check "phase 7 (2): the CM decided rearm for the kernel client when port 1 came back" \
 		rearmed_once
@@ -689,7 +696,7 @@ if [ "$ROLE" = b ]; then
 	barrier klaperr7 180
 else
 	barrier klaperr7 180
-	round_data 2
+	lap_data rearm round=2
 	check "phase 7 (2): the server's CM never got the LAP" \
 		'[ "$(cm2 rx lap)" = "$lap_rx0" ]'
 	check "phase 7 (2): the server's CM sent no APR" \
@@ -765,21 +772,14 @@ cut_active 0 ib1
 act_window cut8
 check "the QP migrated to port 2 on the cut of link 0 (IBV_EVENT_PATH_MIG)" \
 	'[ "$(count " async event=path migrated ")" = 1 ]'
-lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap) apr_tx0=$(cm2 tx apr) apr_rx0=$(cm2 rx apr)
+lap_mark
 echo >$T/trace
 T_WIN=$(now)
 link0_back back8
-if [ "$ROLE" = b ]; then
-	wait_for 20 cm2_reached rx apr $((apr_rx0 + 1))
-else
-	wait_for 20 cm2_reached tx apr $((apr_tx0 + 1))
-fi
+apr_wait
 wait_for 10 grep -q " alt_path_armed " "$PLOG"
-sleep 1
 T_END=$(now)
-data "what=rearm lap_tx=$lap_tx0..$(cm2 tx lap) lap_rx=$lap_rx0..$(cm2 rx lap) apr_tx=$apr_tx0..$(cm2 tx apr) apr_rx=$apr_rx0..$(cm2 rx apr)"
-decisions | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
-grep ' cm_ha_error: ' $T/trace | sed "s/^/RDMA-HA-DATA: phase=$seq role=$ROLE trace: /"
+lap_data rearm
 check "the program was told of the new alternate path (ALT_PATH_LOADED)" \
 	'[ "$(count "$(ev ALT_PATH_LOADED 0 1)")" = 1 ]'
 check "the program armed its QP with it (rdma_init_qp_attr, ibv_modify_qp: rc 0, REARM)" \
@@ -850,7 +850,7 @@ cut_active 0 ib1
 act_window cut9
 check "the QP migrated to port 2 on the cut of link 0 (IBV_EVENT_PATH_MIG)" \
 	'[ "$(count " async event=path migrated ")" = 1 ]'
-lap_tx0=$(cm2 tx lap) lap_rx0=$(cm2 rx lap)
+lap_mark
 echo >$T/trace
 T_WIN=$(now)
 link0_back back9
