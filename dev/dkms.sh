@@ -166,8 +166,8 @@ genksyms_hide() {
 	while read -r h c _; do
 		[ -n "$h" ] || continue
 		[ -f "$pkg/$h" ] || die "dkms/genksyms: $h is not in the package"
-		perl -0pi -e '
-			my $c = "'"$c"'";
+		C=$c perl -0pi -e '
+			my $c = $ENV{C};
 			s/,([ \t]*\n)[ \t]*\Q$c\E[ \t]*\n\};/$1#ifndef __GENKSYMS__\n\t, $c\n#endif\n};/
 				or die "dkms/genksyms: $c is not the last constant of an enumeration\n";
 		' "$pkg/$h" || die "dkms/genksyms: $h: $c not hidden"

@@ -781,10 +781,6 @@ static void pp_client_cm(struct pp_app *app, enum rdma_cm_event_type type,
 
 	if (!c || c->dead)
 		return;
-	if ((int)type == PP_EVENT_ALT_PATH_LOADED) {
-		pp_arm_alt_path(app, c);
-		return;
-	}
 	switch (type) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (rdma_resolve_route(id, PP_RESOLVE_TIMEOUT_MS))
@@ -990,10 +986,6 @@ static void pp_server_cm(struct pp_app *app, enum rdma_cm_event_type type,
 	c = id->context;
 	if (!c || c->dead)
 		return;
-	if ((int)type == PP_EVENT_ALT_PATH_LOADED) {
-		pp_arm_alt_path(app, c);
-		return;
-	}
 	switch (type) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		pp_conn_established(app, c);
@@ -1096,7 +1088,12 @@ static void pp_drain_cm(struct pp_app *app)
 			       pp_ha_path_names[status], status, num);
 		/* ack first: destroying an id waits for its events' acks */
 		rdma_ack_cm_event(ev);
-		if (app->o.server)
+		if ((int)type == PP_EVENT_ALT_PATH_LOADED) {
+			struct pp_conn *c = id->context;
+
+			if (c && !c->dead)
+				pp_arm_alt_path(app, c);
+		} else if (app->o.server)
 			pp_server_cm(app, type, id, num);
 		else
 			pp_client_cm(app, type, id);
