@@ -858,7 +858,7 @@ cut_trace() {
 
 # report: this guest's side of the mode's events.
 report() {
-	local tb tcm hk hl hd hev hact hs he hp hold_min hold_max want_act want_ev react react_net down down_net rej stale k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
+	local tb tcm hk hl hev hact hs he hp hold_min hold_max want_act want_ev react react_net down down_net rej stale k w name t0 ta t1 gap n er rc est first live creq disc want_reset \
 		ports want_ports ac0 acst
 	if [ "$ROLE" = b ]; then
 		sed "s/^/RDMA-HA-DATA: mode=$MODE fio: /" /tmp/fio$seq.out | grep -v '^.*fio: *$' | head -n 40
@@ -966,9 +966,9 @@ report() {
 				# measured); a port's judgement: its hold-off
 				eval "tb=\$B_$k"
 				tcm=$(cm_first_t "$t0" "$t1")
-				hk= hl= hd= hev= hact= hs= he= hp=
+				hk= hl= hev= hact= hs= he= hp=
 				[ -z "$HA_DEVS" ] || set -- $(ha_work_times "$t0" "$t1" "$ta")
-				[ -z "$HA_DEVS" ] || hk=${1:-} hl=${2:-} hd=${3:-} hev=${4:-} hact=${5:-} hs=${6:-} he=${7:-} hp=${8:-}
+				[ -z "$HA_DEVS" ] || hk=${1:-} hl=${2:-} hev=${4:-} hact=${5:-} hs=${6:-} he=${7:-} hp=${8:-}
 				down= down_net= react= react_net= hold_min= hold_max=
 				# from the port going down (T_ACT) to the consumer
 				if [ -n "$tcm" ]; then
